@@ -1,0 +1,42 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { openStore } from '../../store/index.ts';
+import { addSettingOptions, configFromOptions } from '../options.ts';
+
+export function adminCommand(): Command {
+  const admin = new Command('admin').description('operator tasks on the hosted API store');
+  const feedback = new Command('feedback').description('product feedback sent to POST /api/v1/feedback');
+
+  const list = new Command('list')
+    .description('list stored feedback, newest first')
+    .option('--json', 'print JSON (one array) instead of a table')
+    .option('--limit <n>', 'how many to show', positiveInteger, 50)
+    .option('--before <id>', 'only feedback older than this id (paging)');
+  addSettingOptions(list, ['dataDir']).action(async (options) => {
+    const config = configFromOptions(options);
+    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      const records = await store.feedback.list({ limit: options.limit, before: options.before });
+      if (options.json) {
+        process.stdout.write(JSON.stringify(records, null, 2) + '\n');
+        return;
+      }
+      if (records.length === 0) {
+        process.stdout.write('No feedback stored.\n');
+        return;
+      }
+      for (const r of records) {
+        process.stdout.write(`${r.createdAt}  ${r.id}  ${r.name} <${r.email}>\n  ${r.subject}\n  ${r.message.replace(/\n/g, '\n  ')}\n\n`);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  return admin.addCommand(feedback.addCommand(list));
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError('a whole number from 1 to 10000');
+  return n;
+}

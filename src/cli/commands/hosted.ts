@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { startHosted, type RunningHosted } from '../../hosted/server.ts';
+import { addSettingOptions, configFromOptions } from '../options.ts';
+
+export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel'] as const;
+
+export function hostedCommand(): Command {
+  const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI)');
+  return addSettingOptions(command, SERVER_SETTINGS).action(async (options) => {
+    const config = configFromOptions(options);
+    const hosted = await startHosted(config);
+    printStarted(hosted, config.publicUrl);
+    closeOnSignal([hosted]);
+  });
+}
+
+export function printStarted(hosted: RunningHosted, publicUrl: string): void {
+  const lines = [
+    `Loom hosted API   ${hosted.url}/api/v1   (store: ${hosted.store.dialect} ${hosted.store.location})`,
+    `  OpenAPI         ${publicUrl}/openapi.json`,
+    `  Index           ${publicUrl}/llms.txt`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Closes servers on SIGINT/SIGTERM so that in-flight requests finish and the store is closed. */
+export function closeOnSignal(servers: { close(): Promise<void> }[]): void {
+  let closing = false;
+  const stop = async () => {
+    if (closing) process.exit(1);
+    closing = true;
+    await Promise.allSettled(servers.map((s) => s.close()));
+    process.exit(0);
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+}

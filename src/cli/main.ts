@@ -1,0 +1,34 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load.ts';
+import { LOOM_VERSION } from '../config/version.ts';
+import { CatalogError } from '../core/catalog/load.ts';
+import { adminCommand } from './commands/admin.ts';
+import { hostedCommand } from './commands/hosted.ts';
+import { upCommand } from './commands/up.ts';
+
+export function buildProgram(): Command {
+  return new Command('loom')
+    .description('Loom: an open, self-hostable AI code editor service')
+    .version(LOOM_VERSION)
+    .addCommand(upCommand())
+    .addCommand(hostedCommand())
+    .addCommand(adminCommand());
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().exitOverride().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) process.exit(error.exitCode);
+    if (error instanceof ConfigError || error instanceof CatalogError) {
+      process.stderr.write(`loom: ${error.message}\n`);
+      process.exit(2);
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED' || code === 'ENOTFOUND') {
+      process.stderr.write(`loom: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

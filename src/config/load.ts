@@ -1,0 +1,173 @@
+// One typed loader: flags > LOOM_* environment > config file > defaults.
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultConfigDir, defaultDataDir } from './paths.ts';
+import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
+
+export type TrustProxy = boolean | number | string[];
+
+export interface LoomConfig {
+  dataDir: string;
+  /** The config file that was read, if any. */
+  configFile?: string;
+  hosted: { port: number; host: string };
+  publicUrl: string;
+  rateLimit: { max: number; windowSeconds: number };
+  trustProxy: TrustProxy;
+  databaseUrl?: string;
+  redisUrl?: string;
+  catalog?: string;
+  upstream: { timeoutMs: number; cacheSeconds: number };
+  bodyLimit: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Raw = string | number | boolean;
+type Env = Record<string, string | undefined>;
+
+export interface LoadOptions {
+  /** Values from command line flags, by setting key. */
+  flags?: Partial<Record<SettingKey, Raw | undefined>>;
+  env?: Env;
+  /** Explicit config file (`--config`); otherwise LOOM_CONFIG, then `<config dir>/config.json` if present. */
+  configFile?: string;
+}
+
+export function loadConfig(options: LoadOptions = {}): LoomConfig {
+  const env = options.env ?? process.env;
+  const { file, values: fileValues } = readConfigFile(options.configFile ?? env.LOOM_CONFIG, env);
+  const resolved = new Map<SettingKey, unknown>();
+
+  for (const spec of SETTINGS as readonly SettingSpec[]) {
+    const key = spec.key as SettingKey;
+    const fromFlag = options.flags?.[key];
+    const envName = spec.env.find((name) => env[name] !== undefined && env[name] !== '');
+    let source: string;
+    let raw: Raw | undefined;
+    if (fromFlag !== undefined) {
+      raw = fromFlag;
+      source = spec.flag ?? key;
+    } else if (envName) {
+      raw = env[envName];
+      source = envName;
+    } else if (fileValues.has(key)) {
+      raw = fileValues.get(key);
+      source = `${file}: ${key}`;
+    } else {
+      raw = spec.default;
+      source = `default of ${key}`;
+    }
+    if (raw !== undefined) resolved.set(key, parseValue(spec, raw, source));
+  }
+
+  const get = <T>(key: SettingKey) => resolved.get(key) as T;
+  const host = get<string>('hosted.host');
+  const port = get<number>('hosted.port');
+  return {
+    dataDir: path.resolve(get<string | undefined>('dataDir') ?? defaultDataDir(env)),
+    configFile: file,
+    hosted: { port, host },
+    publicUrl: stripTrailingSlash(get<string | undefined>('publicUrl') ?? `http://${urlHost(host)}:${port}`),
+    rateLimit: { max: get('rateLimit.max'), windowSeconds: get('rateLimit.windowSeconds') },
+    trustProxy: get('trustProxy'),
+    databaseUrl: get('databaseUrl'),
+    redisUrl: get('redisUrl'),
+    catalog: get<string | undefined>('catalog') && path.resolve(get<string>('catalog')),
+    upstream: { timeoutMs: get('upstream.timeoutMs'), cacheSeconds: get('upstream.cacheSeconds') },
+    bodyLimit: get('bodyLimit'),
+    logLevel: get('logLevel'),
+  };
+}
+
+function readConfigFile(explicit: string | undefined, env: Env): { file?: string; values: Map<string, Raw> } {
+  const candidate = explicit ?? path.join(defaultConfigDir(env), 'config.json');
+  let text: string;
+  try {
+    text = fs.readFileSync(candidate, 'utf8');
+  } catch (error) {
+    if (!explicit && (error as NodeJS.ErrnoException).code === 'ENOENT') return { values: new Map() };
+    throw new ConfigError(`cannot read config file ${candidate}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${candidate} is not valid JSON: ${(error as Error).message}`);
+  }
+  const values = new Map<string, Raw>();
+  flatten(parsed, '', values, candidate);
+  const known = new Set<string>(SETTINGS.map((s) => s.key));
+  for (const key of values.keys()) {
+    if (!known.has(key)) throw new ConfigError(`config file ${candidate}: unknown setting "${key}"`);
+  }
+  return { file: candidate, values };
+}
+
+function flatten(value: unknown, prefix: string, out: Map<string, Raw>, file: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    if (!prefix) throw new ConfigError(`config file ${file} must hold a JSON object`);
+    if (Array.isArray(value)) {
+      out.set(prefix, value.join(','));
+      return;
+    }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new ConfigError(`config file ${file}: ${prefix} must be a string, number or boolean`);
+    }
+    out.set(prefix, value);
+    return;
+  }
+  for (const [key, child] of Object.entries(value)) flatten(child, prefix ? `${prefix}.${key}` : key, out, file);
+}
+
+function parseValue(spec: SettingSpec, raw: Raw, source: string): unknown {
+  const kind = spec.kind;
+  const text = String(raw).trim();
+  const fail = (expected: string): never => {
+    throw new ConfigError(`${source}: "${text}" is not ${expected}`);
+  };
+  switch (kind.type) {
+    case 'integer': {
+      if (!/^-?\d+$/.test(text)) fail('a whole number');
+      const n = Number(text);
+      if (n < kind.min || n > kind.max) fail(`between ${kind.min} and ${kind.max}`);
+      return n;
+    }
+    case 'string':
+      if (!text) fail('a non-empty value');
+      return text;
+    case 'enum':
+      if (!kind.values.includes(text)) fail(`one of ${kind.values.join(', ')}`);
+      return text;
+    case 'url': {
+      let url: URL | undefined;
+      try {
+        url = new URL(text);
+      } catch {
+        fail('a URL');
+      }
+      if (!kind.protocols.includes(url!.protocol)) fail(`a ${kind.protocols.join(' or ')} URL`);
+      return text;
+    }
+    case 'trustProxy': {
+      if (text === 'true') return true;
+      if (text === 'false' || text === '') return false;
+      if (/^\d+$/.test(text)) return Number(text);
+      const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+      if (!entries.every((e) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(e))) fail('true, false, a hop count or a list of addresses');
+      return entries;
+    }
+  }
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function stripTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,135 @@
+// The config schema: every setting once, with its flag, environment variables, default and
+// meaning. The loader reads it, `loom` builds its flags from it and docs/configuration.md is
+// generated from it (npm run docs:config).
+
+export type SettingKind =
+  | { type: 'integer'; min: number; max: number }
+  | { type: 'string' }
+  | { type: 'url'; protocols: readonly string[] }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'trustProxy' };
+
+export interface SettingSpec {
+  /** Dotted key; nested objects in the config file (`hosted.port` → `{"hosted": {"port": …}}`). */
+  key: string;
+  kind: SettingKind;
+  /** Command line flag, where the setting has one. */
+  flag?: string;
+  /** Environment variables, first one set wins. */
+  env: readonly string[];
+  /** Default as documented; `undefined` means "unset" and is explained in `defaultText`. */
+  default?: string | number | boolean;
+  defaultText?: string;
+  description: string;
+}
+
+export const SETTINGS = [
+  {
+    key: 'dataDir',
+    kind: { type: 'string' },
+    flag: '--data-dir',
+    env: ['LOOM_DATA_DIR'],
+    defaultText: 'the user data folder: `$XDG_DATA_HOME/loom` (`~/.local/share/loom`), `~/Library/Application Support/Loom`, `%LOCALAPPDATA%\\Loom`',
+    description: 'Where Loom keeps its SQLite database and other state.',
+  },
+  {
+    key: 'hosted.port',
+    kind: { type: 'integer', min: 0, max: 65535 },
+    flag: '--port',
+    env: ['LOOM_HOSTED_PORT'],
+    default: 8080,
+    description: 'TCP port of the hosted API (0 picks a free port).',
+  },
+  {
+    key: 'hosted.host',
+    kind: { type: 'string' },
+    flag: '--host',
+    env: ['LOOM_HOSTED_HOST'],
+    default: '127.0.0.1',
+    description: 'Address the hosted API listens on. Use `0.0.0.0` (or `::`) to serve other machines.',
+  },
+  {
+    key: 'publicUrl',
+    kind: { type: 'url', protocols: ['http:', 'https:'] },
+    flag: '--public-url',
+    env: ['LOOM_PUBLIC_URL'],
+    defaultText: '`http://<host>:<port>` of the hosted API',
+    description: 'Base URL used in links: OpenAPI servers, llms.txt, sitemap.xml.',
+  },
+  {
+    key: 'rateLimit.max',
+    kind: { type: 'integer', min: 1, max: 1_000_000_000 },
+    flag: '--rate-limit',
+    env: ['LOOM_RATE_LIMIT'],
+    default: 100,
+    description: 'Hosted API requests allowed per client IP in each window.',
+  },
+  {
+    key: 'rateLimit.windowSeconds',
+    kind: { type: 'integer', min: 1, max: 86_400 },
+    env: ['LOOM_RATE_LIMIT_WINDOW'],
+    default: 60,
+    description: 'Length of the rate limit window, in seconds.',
+  },
+  {
+    key: 'trustProxy',
+    kind: { type: 'trustProxy' },
+    env: ['LOOM_TRUST_PROXY'],
+    default: 'false',
+    description:
+      'Whether to take the client IP from `X-Forwarded-For`: `false`, `true` (trust every hop), a hop count, or a comma-separated list of proxy addresses/CIDRs. Only enable behind a proxy you run.',
+  },
+  {
+    key: 'databaseUrl',
+    kind: { type: 'url', protocols: ['postgres:', 'postgresql:'] },
+    env: ['LOOM_DATABASE_URL', 'DATABASE_URL'],
+    defaultText: 'unset: SQLite file `loom.db` in the data dir',
+    description: 'PostgreSQL connection URL for the scale-out store.',
+  },
+  {
+    key: 'redisUrl',
+    kind: { type: 'url', protocols: ['redis:', 'rediss:'] },
+    env: ['LOOM_REDIS_URL', 'REDIS_URL'],
+    defaultText: 'unset: rate limits counted in memory',
+    description: 'Redis URL; when set, rate limits are counted in Redis and shared by every process.',
+  },
+  {
+    key: 'catalog',
+    kind: { type: 'string' },
+    flag: '--catalog',
+    env: ['LOOM_CATALOG'],
+    defaultText: 'the catalog shipped with Loom',
+    description: 'Path of a YAML or JSON catalog of downloads and models (see docs/catalog.md).',
+  },
+  {
+    key: 'upstream.timeoutMs',
+    kind: { type: 'integer', min: 100, max: 60_000 },
+    env: ['LOOM_UPSTREAM_TIMEOUT_MS'],
+    default: 5000,
+    description: 'Time allowed for the code host to answer a release check.',
+  },
+  {
+    key: 'upstream.cacheSeconds',
+    kind: { type: 'integer', min: 0, max: 86_400 },
+    env: ['LOOM_UPSTREAM_CACHE_SECONDS'],
+    default: 300,
+    description: 'How long a release check result (found or missing) is reused.',
+  },
+  {
+    key: 'bodyLimit',
+    kind: { type: 'integer', min: 1024, max: 100 * 1024 * 1024 },
+    env: ['LOOM_BODY_LIMIT'],
+    default: 1024 * 1024,
+    description: 'Largest request body accepted, in bytes; larger ones get 413 payload_too_large.',
+  },
+  {
+    key: 'logLevel',
+    kind: { type: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    flag: '--log-level',
+    env: ['LOOM_LOG_LEVEL'],
+    default: 'info',
+    description: 'Log level of the servers (JSON logs on stdout).',
+  },
+] as const satisfies readonly SettingSpec[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];

@@ -1,0 +1,154 @@
+// The operation table: every hosted operation, declared once. Routes, validation, OpenAPI,
+// llms.txt, sitemap.xml (and later MCP tools and the CLI client) are all derived from it.
+import { Type, type Static, type TSchema } from 'typebox';
+import type { ErrorCode } from './errors.ts';
+import type { ApiVersion } from './versioning.ts';
+import { StringEnum } from './schema-helpers.ts';
+import {
+  DownloadAsset,
+  FeedbackRequest,
+  FeedbackStored,
+  Health,
+  Model,
+  PLATFORMS,
+  PRODUCT_IDS,
+  ProductDownloads,
+} from './schemas.ts';
+
+export interface OperationRequest {
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** Content types the body may come in; JSON when omitted. */
+  contentTypes?: readonly string[];
+}
+
+export interface Operation<
+  Req extends OperationRequest = OperationRequest,
+  Res extends TSchema = TSchema,
+  Id extends string = string,
+> {
+  operationId: Id;
+  method: 'GET' | 'POST';
+  /** Path below the version prefix, Fastify style (`/download/:product/:asset`). */
+  path: string;
+  summary: string;
+  description: string;
+  tag: string;
+  /** Values of the `API-Version` request header this operation accepts; the first is the default. */
+  versions: readonly [ApiVersion, ...ApiVersion[]];
+  request: Req;
+  success: { status: 200 | 201; description: string; schema: Res };
+  /** Error codes this operation answers with besides the universal ones (rate_limited, …). */
+  errors: readonly ErrorCode[];
+  /** Responses may carry Deprecation and Sunset (interface.md lists them for listDownloads). */
+  announcesDeprecation?: boolean;
+}
+
+function defineOperation<const Id extends string, const Req extends OperationRequest, const Res extends TSchema>(
+  operation: Operation<Req, Res, Id>,
+): Operation<Req, Res, Id> {
+  return operation;
+}
+
+export const getHealth = defineOperation({
+  operationId: 'getHealth',
+  method: 'GET',
+  path: '/health',
+  summary: 'Health check',
+  description:
+    'Reports that the service is up, its version and uptime. With `API-Version: v2` the body also carries `checks`, the state of the store.',
+  tag: 'Service',
+  versions: ['v1', 'v2'],
+  request: {},
+  success: { status: 200, description: 'The service is up.', schema: Health },
+  errors: ['unsupported_version'],
+});
+
+export const listDownloads = defineOperation({
+  operationId: 'listDownloads',
+  method: 'GET',
+  path: '/download',
+  summary: 'List downloadable builds',
+  description:
+    'Lists the products (ide, omni, cli) and their release assets. `product` keeps one product; `platform` keeps the assets of one platform and drops products left with none (`all`, or no platform, keeps every asset).',
+  tag: 'Downloads',
+  versions: ['v1'],
+  request: {
+    query: Type.Object({
+      product: Type.Optional(StringEnum(PRODUCT_IDS, { description: 'Keep only this product.' })),
+      platform: Type.Optional(
+        StringEnum([...PLATFORMS, 'all'] as const, { description: 'Keep only assets for this platform; `all` keeps every asset.' }),
+      ),
+    }),
+  },
+  success: {
+    status: 200,
+    description: 'The products and their assets after filtering.',
+    schema: Type.Object({ products: Type.Array(ProductDownloads) }),
+  },
+  errors: ['validation_error', 'unsupported_version'],
+  announcesDeprecation: true,
+});
+
+export const getDownloadAsset = defineOperation({
+  operationId: 'getDownloadAsset',
+  method: 'GET',
+  path: '/download/:product/:asset',
+  summary: 'Resolve a build asset to its download URL',
+  description:
+    'Resolves one asset of a product to its direct download URL, after checking (HEAD, or a one-byte ranged GET) that the release file exists on the code host. Checks are cached briefly.',
+  tag: 'Downloads',
+  versions: ['v1'],
+  request: {
+    params: Type.Object({
+      product: StringEnum(PRODUCT_IDS, { description: 'Product id.' }),
+      asset: Type.String({ minLength: 1, maxLength: 100, description: 'Asset key, e.g. linux-x64.' }),
+    }),
+  },
+  success: { status: 200, description: 'The asset, verified to exist upstream.', schema: DownloadAsset },
+  errors: ['validation_error', 'not_found', 'upstream_unavailable', 'unsupported_version'],
+});
+
+export const listModels = defineOperation({
+  operationId: 'listModels',
+  method: 'GET',
+  path: '/models',
+  summary: 'List open-source models',
+  description: 'Lists the open-source models Loom can run, from the catalog.',
+  tag: 'Models',
+  versions: ['v1'],
+  request: {},
+  success: { status: 200, description: 'The models.', schema: Type.Object({ models: Type.Array(Model) }) },
+  errors: ['unsupported_version'],
+});
+
+export const submitFeedback = defineOperation({
+  operationId: 'submitFeedback',
+  method: 'POST',
+  path: '/feedback',
+  summary: 'Submit product feedback',
+  description: 'Stores a piece of product feedback durably and returns its id. The 201 is sent only after the write is on disk.',
+  tag: 'Feedback',
+  versions: ['v1'],
+  request: { body: FeedbackRequest, contentTypes: ['application/json'] },
+  success: { status: 201, description: 'Stored.', schema: FeedbackStored },
+  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
+});
+
+/** Every operation, in the order of interface.md. */
+export const operations = [getHealth, listDownloads, getDownloadAsset, listModels, submitFeedback] as const;
+
+export type AnyOperation = (typeof operations)[number];
+export type OperationId = AnyOperation['operationId'];
+
+type StaticOf<S> = S extends TSchema ? Static<S> : undefined;
+
+/** What a handler receives: validated input, never a framework object. */
+export interface OperationInput<O extends Operation> {
+  params: StaticOf<O['request']['params']>;
+  query: StaticOf<O['request']['query']>;
+  body: StaticOf<O['request']['body']>;
+}
+
+export type OperationOutput<O extends Operation> = Static<O['success']['schema']>;

@@ -1,0 +1,101 @@
+// The resources of the hosted API (interface.md, "Resources and their fields").
+import { Type, type Static } from 'typebox';
+import { StringEnum, Text } from './schema-helpers.ts';
+
+export const PRODUCT_IDS = ['ide', 'omni', 'cli'] as const;
+export const PLATFORMS = ['windows', 'macos', 'linux'] as const;
+export type ProductId = (typeof PRODUCT_IDS)[number];
+export type Platform = (typeof PLATFORMS)[number];
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Machine-readable error code, e.g. not_found.' }),
+    message: Type.String({ description: 'Human-readable explanation.' }),
+    hint: Type.Optional(Type.String({ description: 'What to do about it.' })),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'Where the problem is, e.g. body.email.' }),
+          message: Type.String(),
+        }),
+        { description: 'On validation_error: every failing field.' },
+      ),
+    ),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const Health = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'True when the service (and, in v2, every check) is healthy.' }),
+    version: Type.String({ description: 'Service version.' }),
+    uptime: Type.Number({ description: 'Seconds since the process started.' }),
+    checks: Type.Optional(
+      Type.Object(
+        {
+          store: Type.Object({
+            ok: Type.Boolean(),
+            latencyMs: Type.Number({ description: 'Round trip of a trivial query, in milliseconds.' }),
+          }),
+        },
+        { description: 'Only with API-Version: v2: the state of what the service depends on.' },
+      ),
+    ),
+  },
+  { title: 'Health' },
+);
+export type Health = Static<typeof Health>;
+
+export const DownloadAsset = Type.Object(
+  {
+    key: Type.String({ description: 'Asset key, platform-architecture form (e.g. linux-x64).' }),
+    name: Type.String({ description: 'Display name.' }),
+    url: Type.String({ format: 'uri', description: 'Direct release URL on a code-hosting platform.' }),
+    platform: StringEnum(PLATFORMS),
+    size: Type.Optional(Type.Integer({ minimum: 0, description: 'File size in bytes.' })),
+    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 of the file.' })),
+  },
+  { title: 'DownloadAsset' },
+);
+export type DownloadAsset = Static<typeof DownloadAsset>;
+
+export const ProductDownloads = Type.Object(
+  {
+    id: StringEnum(PRODUCT_IDS),
+    name: Type.String({ description: 'Display name.' }),
+    version: Type.Optional(Type.String()),
+    assets: Type.Array(DownloadAsset),
+  },
+  { title: 'ProductDownloads' },
+);
+export type ProductDownloads = Static<typeof ProductDownloads>;
+
+export const Model = Type.Object(
+  {
+    name: Type.String(),
+    provider: Type.String(),
+    params: Type.String({ description: 'Parameter count label, e.g. 1.5B.' }),
+    description: Type.Optional(Type.String()),
+    url: Type.String({ format: 'uri', description: 'Model hub page.' }),
+  },
+  { title: 'Model' },
+);
+export type Model = Static<typeof Model>;
+
+export const FeedbackRequest = Type.Object(
+  {
+    name: Text({ minLength: 1, maxLength: 100 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    subject: Text({ minLength: 1, maxLength: 200 }),
+    message: Text({ minLength: 1, maxLength: 5000 }),
+  },
+  { additionalProperties: false, title: 'FeedbackRequest' },
+);
+export type FeedbackRequest = Static<typeof FeedbackRequest>;
+
+export const FeedbackStored = Type.Object(
+  { id: Type.String(), ok: Type.Boolean() },
+  { title: 'FeedbackStored' },
+);
+export type FeedbackStored = Static<typeof FeedbackStored>;

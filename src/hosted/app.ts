@@ -1,0 +1,51 @@
+// The hosted API as a Fastify app. Takes ready-made services; opening stores and listening
+// is the composition root's job (server.ts), so tests can build the app around anything.
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { TrustProxy } from '../config/load.ts';
+import type { Clock } from '../core/clock.ts';
+import { createHandlers, type HandlerServices } from './handlers/index.ts';
+import { onClientError } from './plugins/client-errors.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerRateLimit } from './plugins/rate-limit/index.ts';
+import { registerValidation } from './plugins/validation.ts';
+import { registerDiscoveryRoutes } from './routes/discovery.ts';
+import { registerOperationRoutes } from './routes/operations.ts';
+
+export interface HostedAppOptions {
+  services: HandlerServices;
+  version: string;
+  publicUrl: string;
+  rateLimit: { max: number; windowSeconds: number };
+  trustProxy: TrustProxy;
+  bodyLimit: number;
+  logLevel: string;
+  clock: Clock;
+  redis?: Redis;
+  /** Prefix of rate limit keys in Redis (tests isolate themselves with it). */
+  redisPrefix?: string;
+}
+
+export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel },
+    // A hop count is valid at run time (proxy-addr), though Fastify's types omit it.
+    trustProxy: options.trustProxy as boolean | string[],
+    bodyLimit: options.bodyLimit,
+    clientErrorHandler: onClientError,
+    // The 'proto' and 'constructor' keys of a JSON body are rejected, not merged into objects.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: false,
+  });
+
+  registerValidation(app);
+  await registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix });
+  registerErrorHandling(app);
+  await app.register(formbody, { bodyLimit: options.bodyLimit });
+
+  registerOperationRoutes(app, createHandlers(options.services));
+  registerDiscoveryRoutes(app, options.publicUrl, options.version);
+  return app;
+}

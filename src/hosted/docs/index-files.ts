@@ -1,0 +1,50 @@
+// /llms.txt and /sitemap.xml, derived from the operation table.
+import { operations } from '../../contracts/operations.ts';
+import { API_PREFIX } from '../../contracts/versioning.ts';
+
+/** Documents served beside the API, with what they are. */
+export const DOCUMENTS = [
+  { path: '/openapi.json', title: 'OpenAPI 3.1 description (JSON)' },
+  { path: '/openapi.yaml', title: 'OpenAPI 3.1 description (YAML)' },
+  { path: '/llms.txt', title: 'This index' },
+] as const;
+
+export function buildLlmsTxt(publicUrl: string): string {
+  const lines = [
+    '# Loom hosted API',
+    '',
+    '> The hosted API of Loom, an open, self-hostable AI code editor. JSON over HTTPS under',
+    `> ${publicUrl}${API_PREFIX}. Errors are {error, message, hint?}; every response carries`,
+    '> RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Send API-Version to pick a version.',
+    '',
+    '## Operations',
+    '',
+    ...operations.map(
+      (o) => `- [${o.operationId}](${publicUrl}${API_PREFIX}${o.path}): ${o.method} ${API_PREFIX}${o.path} — ${o.summary}. ${o.description}`,
+    ),
+    '',
+    '## Documents',
+    '',
+    ...DOCUMENTS.map((d) => `- [${d.title}](${publicUrl}${d.path})`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+export function buildSitemap(publicUrl: string): string {
+  const urls = [
+    ...operations.filter((o) => o.method === 'GET' && !o.path.includes(':')).map((o) => publicUrl + API_PREFIX + o.path),
+    ...DOCUMENTS.map((d) => publicUrl + d.path),
+  ];
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ...urls.map((url) => `  <url><loc>${escapeXml(url)}</loc></url>`),
+    '</urlset>',
+    '',
+  ].join('\n');
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+}

@@ -1,0 +1,137 @@
+// The OpenAPI 3.1 document, derived from the operation table.
+import type { TSchema } from 'typebox';
+import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import { operations, type AnyOperation } from '../../contracts/operations.ts';
+import { ErrorBody } from '../../contracts/schemas.ts';
+import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
+
+type Json = Record<string, unknown>;
+
+/** Errors any operation can answer with, whatever it declares. */
+const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['rate_limited', 'internal_error'];
+
+export function buildOpenApi(publicUrl: string, version: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const operation of operations) {
+    const path = operation.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    paths[path] = { ...(paths[path] ?? {}), [operation.method.toLowerCase()]: describeOperation(operation) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Loom hosted API',
+      version,
+      description:
+        'The hosted API of Loom, an open, self-hostable AI code editor: downloads, models, feedback, sign-in, composer sessions and tab completion. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; every error has the Error shape. The unversioned path /api is a deprecated alias of /api/v1.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: publicUrl + API_PREFIX, description: 'Loom API (v1)' },
+      { url: publicUrl + DOCS_MIRROR_PREFIX, description: 'Docs mirror of v1, same paths' },
+    ],
+    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { Error: plain(ErrorBody) },
+      headers: {
+        'RateLimit-Limit': header('Requests allowed per window.', 'integer'),
+        'RateLimit-Remaining': header('Requests left in the current window.', 'integer'),
+        'RateLimit-Reset': header('Seconds until the window resets.', 'integer'),
+        'Retry-After': header('Seconds to wait before retrying.', 'integer'),
+        'API-Version': header('The effective API version.', 'string'),
+        Deprecation: header(`On the unversioned /api path: "${DEPRECATION_HEADERS.deprecation}".`, 'string'),
+        Sunset: header(`On the unversioned /api path: "${DEPRECATION_HEADERS.sunset}".`, 'string'),
+      },
+    },
+  };
+}
+
+function describeOperation(operation: AnyOperation): Json {
+  const request = operation.request as { params?: TSchema; query?: TSchema; body?: TSchema; contentTypes?: readonly string[] };
+  const parameters = [
+    ...parametersOf(request.params, 'path'),
+    ...parametersOf(request.query, 'query'),
+    {
+      name: 'API-Version',
+      in: 'header',
+      required: false,
+      description: `Selects the API version; default ${operation.versions[0]}.`,
+      schema: { type: 'string', enum: [...operation.versions] },
+    },
+  ];
+  const successHeaders: Json = { ...rateLimitHeaders(), 'API-Version': { $ref: '#/components/headers/API-Version' } };
+  if (operation.announcesDeprecation) {
+    successHeaders.Deprecation = { $ref: '#/components/headers/Deprecation' };
+    successHeaders.Sunset = { $ref: '#/components/headers/Sunset' };
+  }
+  const responses: Json = {
+    [operation.success.status]: {
+      description: operation.success.description,
+      headers: successHeaders,
+      content: { 'application/json': { schema: plain(operation.success.schema) } },
+    },
+  };
+  for (const [status, codes] of groupByStatus([...operation.errors, ...UNIVERSAL_ERRORS])) {
+    const headers: Json = rateLimitHeaders();
+    if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    responses[status] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
+      headers,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [operation.tag],
+    parameters,
+    ...(request.body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries((request.contentTypes ?? ['application/json']).map((type) => [type, { schema: plain(request.body!) }])),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+function parametersOf(schema: TSchema | undefined, location: 'path' | 'query'): Json[] {
+  if (!schema) return [];
+  const object = schema as { properties?: Record<string, TSchema & { description?: string }>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || (object.required ?? []).includes(name),
+    ...(property.description ? { description: property.description } : {}),
+    schema: plain(property),
+  }));
+}
+
+function groupByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_CODES[code].status;
+    groups.set(status, [...(groups.get(status) ?? []), code]);
+  }
+  return new Map([...groups].sort(([a], [b]) => a - b));
+}
+
+function rateLimitHeaders(): Json {
+  return {
+    'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+    'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+    'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+  };
+}
+
+function header(description: string, type: string): Json {
+  return { description, schema: { type } };
+}
+
+/** A JSON copy of a schema without `$id`s, which would clash when inlined. */
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+}

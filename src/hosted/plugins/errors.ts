@@ -1,0 +1,151 @@
+// Every hosted error leaves in one shape, {error, message, hint?, details?}, whatever threw it:
+// our own LoomError, Fastify's parsing and validation errors, or a bug (500, logged, no stack).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import type { ErrorBody } from '../../contracts/schemas.ts';
+import { LoomError } from '../../core/errors.ts';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+};
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+export function errorBody(code: ErrorCode, message: string, hint?: string): ErrorBody {
+  return hint ? { error: code, message, hint } : { error: code, message };
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message: string, hint?: string): FastifyReply {
+  return reply.code(ERROR_CODES[code].status).type('application/json; charset=utf-8').send(errorBody(code, message, hint));
+}
+
+/** Turns anything thrown into a status and an Error body. */
+export function describeError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+  if (error instanceof LoomError) {
+    const status = (error as { statusCode?: number }).statusCode ?? ERROR_CODES[error.code].status;
+    return { status, body: errorBody(error.code, error.message, error.hint), internal: false };
+  }
+  const fastifyError = error as Partial<FastifyError> & Error & { validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const details = fastifyError.validation.map((issue) =>
+      describeIssue(issue as ValidationIssue, fastifyError.validationContext ?? 'request'),
+    );
+    return {
+      status: 400,
+      body: {
+        error: 'validation_error',
+        message: `Invalid request: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`,
+        details,
+      },
+      internal: false,
+    };
+  }
+  const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (mapped === 'invalid_json' || (error instanceof SyntaxError && fastifyError.statusCode === 400)) {
+    return {
+      status: 400,
+      body: errorBody('invalid_json', 'The request body is not valid JSON.', 'Send a JSON object with Content-Type: application/json.'),
+      internal: false,
+    };
+  }
+  if (mapped) {
+    return { status: ERROR_CODES[mapped].status, body: errorBody(mapped, plainMessage(fastifyError.message)), internal: false };
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS[status] ?? 'bad_request';
+    return { status, body: errorBody(code, plainMessage(fastifyError.message)), internal: false };
+  }
+  return {
+    status: 500,
+    body: errorBody('internal_error', 'Something went wrong inside Loom. It has been logged.', 'Try again; if it persists, report it.'),
+    internal: true,
+  };
+}
+
+function describeIssue(issue: ValidationIssue, context: string): { field: string; message: string } {
+  const part = context === 'querystring' ? 'query' : context;
+  let field = [part, ...issue.instancePath.split('/').filter(Boolean).map(unescapePointer)].join('.');
+  let message = issue.message ?? 'is invalid';
+  if (issue.keyword === 'required') {
+    field += `.${String(issue.params.missingProperty)}`;
+    message = 'is required';
+  } else if (issue.keyword === 'additionalProperties') {
+    field += `.${String(issue.params.additionalProperty)}`;
+    message = 'is not a known field';
+  } else if (issue.keyword === 'enum') message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+  else if (issue.keyword === 'pattern' && String(issue.params.pattern).includes('\\u0000')) message = 'must not contain NUL characters';
+  return { field, message };
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Fastify's messages carry their internal code in front ("FST_ERR_…: "); keep the sentence. */
+function plainMessage(message: string | undefined): string {
+  return (message ?? 'Bad request').replace(/^FST_[A-Z_]+:\s*/, '');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  // A router mirroring the real one, used only to tell 405 (path exists) from 404.
+  const methodsByPath = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      try {
+        methodsByPath.on(method as 'GET', route.url, () => {});
+      } catch {
+        // Already known (e.g. the same path under two prefixes registering HEAD twice).
+      }
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, internal } = describeError(error);
+    if (internal) request.log.error({ err: error }, 'unhandled error');
+    reply.code(status).type('application/json; charset=utf-8').send(body);
+  });
+
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = allowedMethods(methodsByPath, path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}.`, `Use ${allowed.join(' or ')}.`);
+    }
+    const otherVersion = /^\/api\/(v\d+)(\/|$)/.exec(path);
+    if (otherVersion && otherVersion[1] !== 'v1') {
+      return sendError(reply, 'unsupported_version', `API version ${otherVersion[1]} is not served.`, 'The current version is /api/v1.');
+    }
+    return sendError(reply, 'not_found', `No route ${request.method} ${path}.`, 'GET /openapi.json lists every operation.');
+  });
+}
+
+function allowedMethods(router: ReturnType<typeof FindMyWay>, path: string): string[] {
+  const found: string[] = [];
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+    if (router.find(method, path)) found.push(method);
+  }
+  if (found.includes('GET')) found.push('HEAD');
+  return found;
+}

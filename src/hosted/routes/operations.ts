@@ -1,0 +1,109 @@
+// Mounts every operation of the table under the current prefix, the docs mirror and the
+// deprecated unversioned alias, with validation, versioning and deprecation headers.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { operations, type AnyOperation } from '../../contracts/operations.ts';
+import {
+  API_PREFIX,
+  DEPRECATED_PREFIX,
+  DEPRECATION_HEADERS,
+  DOCS_MIRROR_PREFIX,
+  type ApiVersion,
+} from '../../contracts/versioning.ts';
+import { LoomError } from '../../core/errors.ts';
+import type { HandlerContext, Handlers } from '../handlers/index.ts';
+
+interface Mount {
+  prefix: string;
+  deprecated: boolean;
+}
+
+export const MOUNTS: readonly Mount[] = [
+  { prefix: API_PREFIX, deprecated: false },
+  { prefix: DOCS_MIRROR_PREFIX, deprecated: false },
+  { prefix: DEPRECATED_PREFIX, deprecated: true },
+];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The effective API version of an operation request. */
+    apiVersion: ApiVersion;
+  }
+}
+
+export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers): void {
+  app.decorateRequest('apiVersion', 'v1');
+  for (const mount of MOUNTS) {
+    for (const operation of operations) {
+      const handler = handlers[operation.operationId] as (input: unknown, context: HandlerContext) => Promise<unknown>;
+      app.route({
+        method: operation.method,
+        url: mount.prefix + operation.path,
+        schema: {
+          ...(requestSchema(operation) as object),
+          response: { [operation.success.status]: operation.success.schema },
+        },
+        onRequest: mount.deprecated ? announceDeprecation(mount.prefix) : undefined,
+        // Version and content type are settled before the input is validated.
+        preValidation: [negotiateVersion(operation), checkContentType(operation)].filter((hook) => hook !== undefined),
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          const context: HandlerContext = {
+            version: request.apiVersion,
+            client: { ip: request.ip, userAgent: request.headers['user-agent'] },
+          };
+          const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+          reply.code(operation.success.status);
+          return output;
+        },
+      });
+    }
+  }
+}
+
+function requestSchema(operation: AnyOperation) {
+  const { params, query, body } = operation.request as { params?: object; query?: object; body?: object };
+  // Only the parts an operation declares: Fastify warns about parts set to undefined.
+  return { ...(params && { params }), ...(query && { querystring: query }), ...(body && { body }) };
+}
+
+/**
+ * Picks the effective version from `API-Version` (the operation's first version by default)
+ * and reports it in the response header; an unsupported one is a 400 unsupported_version.
+ */
+function negotiateVersion(operation: AnyOperation) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+  const asked = request.headers['api-version'];
+  const supported = operation.versions as readonly ApiVersion[];
+  const value = typeof asked === 'string' ? asked.trim().toLowerCase() : undefined;
+  const version = value === undefined || value === '' ? supported[0]! : (supported.find((v) => v === value) ?? null);
+  if (!version) {
+    throw new LoomError(
+      'unsupported_version',
+      `${operation.operationId} does not serve API-Version ${JSON.stringify(String(asked).slice(0, 20))}.`,
+      `Supported: ${supported.join(', ')}.`,
+    );
+  }
+  reply.header('api-version', version);
+  request.apiVersion = version;
+  };
+}
+
+function announceDeprecation(prefix: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const successor = API_PREFIX + request.url.slice(prefix.length).split('?')[0];
+    reply.headers({ ...DEPRECATION_HEADERS, link: `<${successor}>; rel="successor-version"` });
+  };
+}
+
+/** Bodies must come in a content type the operation declares; anything else is a 415. */
+function checkContentType(operation: AnyOperation) {
+  const accepted = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
+  if (!accepted) return undefined;
+  return async (request: FastifyRequest) => {
+    const header = request.headers['content-type'];
+    if (header === undefined) return;
+    const mediaType = header.split(';')[0]!.trim().toLowerCase();
+    if (!accepted.includes(mediaType)) {
+      throw new LoomError('unsupported_media_type', `Content-Type ${mediaType || '(empty)'} is not accepted here.`, `Send ${accepted.join(' or ')}.`);
+    }
+  };
+}

@@ -1,0 +1,65 @@
+// Composition root of `loom hosted`: config → store, catalog, services → app → listening.
+import { Redis } from 'ioredis';
+import type { LoomConfig } from '../config/load.ts';
+import { LOOM_VERSION } from '../config/version.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { loadCatalog } from '../core/catalog/load.ts';
+import { FeedbackService } from '../core/feedback/feedback.ts';
+import { ReleaseChecker } from '../core/releases/release-checker.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { buildHostedApp } from './app.ts';
+
+export interface RunningHosted {
+  url: string;
+  store: Store;
+  close(): Promise<void>;
+}
+
+export async function startHosted(config: LoomConfig, clock: Clock = systemClock): Promise<RunningHosted> {
+  const catalog = loadCatalog(config.catalog);
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const app = await buildHostedApp({
+    services: {
+      catalog,
+      releases: new ReleaseChecker({ ...config.upstream, clock }),
+      feedback: new FeedbackService(store.feedback, clock),
+      health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
+    },
+    version: LOOM_VERSION,
+    publicUrl: config.publicUrl,
+    rateLimit: config.rateLimit,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    logLevel: config.logLevel,
+    clock,
+    redis,
+  });
+  try {
+    await app.listen({ port: config.hosted.port, host: config.hosted.host });
+  } catch (error) {
+    await app.close();
+    await store.close();
+    redis?.disconnect();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.hosted.port;
+  const host = config.hosted.host.includes(':') ? `[${config.hosted.host}]` : config.hosted.host;
+  return {
+    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    store,
+    async close() {
+      await app.close();
+      await store.close();
+      redis?.disconnect();
+    },
+  };
+}
+
+/** A Redis client tuned for rate limiting: fail fast rather than queue while disconnected. */
+export function connectRedis(url: string): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+  redis.on('error', () => {}); // reconnects on its own; each failed count falls back to memory
+  return redis;
+}

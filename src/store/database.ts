@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.ts';
+import type { Database, Dialect } from './schema.ts';
+
+export interface StoreOptions {
+  /** postgres:// URL; without it, SQLite in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Human-readable location, never containing a password. */
+  location: string;
+}
+
+export const SQLITE_FILE = 'loom.db';
+
+export function openDatabase(options: StoreOptions): OpenedDatabase {
+  if (options.databaseUrl) {
+    const url = new URL(options.databaseUrl);
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle client that loses its connection must not crash the process.
+    pool.on('error', () => {});
+    url.password = '';
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', location: url.toString() };
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, SQLITE_FILE);
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a commit is fsynced before it returns, so an acknowledged write survives a crash.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite', location: file };
+}
+
+/** Brings the schema up to date; safe to run on every start and from several processes. */
+export async function migrateToLatest(opened: OpenedDatabase): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(opened.dialect) };
+  const migrator = new Migrator({ db: opened.db, provider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
+
+/** Round trip of a trivial query, in milliseconds. */
+export async function pingDatabase(db: Kysely<Database>): Promise<number> {
+  const started = performance.now();
+  await sql`select 1`.execute(db);
+  return performance.now() - started;
+}

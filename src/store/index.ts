@@ -1,0 +1,34 @@
+import type { FeedbackRepository } from '../core/feedback/feedback.ts';
+import { migrateToLatest, openDatabase, pingDatabase, type StoreOptions } from './database.ts';
+import { SqlFeedbackRepository } from './feedback-repository.ts';
+import type { Dialect } from './schema.ts';
+
+/** Everything persistent, behind the interfaces core defines. */
+export interface Store {
+  dialect: Dialect;
+  location: string;
+  feedback: FeedbackRepository;
+  /** Round trip of a trivial query in ms; throws when the database is unreachable. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Opens the database, runs migrations and returns the repositories. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const opened = openDatabase(options);
+  try {
+    await migrateToLatest(opened);
+  } catch (error) {
+    await opened.db.destroy();
+    throw error;
+  }
+  return {
+    dialect: opened.dialect,
+    location: opened.location,
+    feedback: new SqlFeedbackRepository(opened.db, opened.dialect),
+    ping: () => pingDatabase(opened.db),
+    close: () => opened.db.destroy(),
+  };
+}
+
+export type { StoreOptions };
