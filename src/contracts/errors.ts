@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, meaning: 'No such route, product or asset, or upstream says the release is missing.' },
   method_not_allowed: { status: 405, meaning: 'The path exists but not with this method; see the Allow header.' },
   payload_too_large: { status: 413, meaning: 'The body is larger than the server accepts.' },
+  uri_too_long: { status: 414, meaning: 'A path segment is longer than the server accepts.' },
   unsupported_media_type: { status: 415, meaning: 'The Content-Type is not one this operation accepts.' },
   rate_limited: { status: 429, meaning: 'Too many requests; wait Retry-After seconds.' },
   internal_error: { status: 500, meaning: 'An unexpected failure inside Loom; it is logged.' },

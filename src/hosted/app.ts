@@ -7,7 +7,7 @@ import type { TrustProxy } from '../config/load.ts';
 import type { Clock } from '../core/clock.ts';
 import { createHandlers, type HandlerServices } from './handlers/index.ts';
 import { onClientError } from './plugins/client-errors.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.ts';
 import { registerRateLimit } from './plugins/rate-limit/index.ts';
 import { registerValidation } from './plugins/validation.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
@@ -28,11 +28,15 @@ export interface HostedAppOptions {
 }
 
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
+  const frameworkErrors = frameworkErrorHandler();
   const app = Fastify({
     logger: { level: options.logLevel },
     // A hop count is valid at run time (proxy-addr), though Fastify's types omit it.
     trustProxy: options.trustProxy as boolean | string[],
     bodyLimit: options.bodyLimit,
+    // Path segments longer than this are 414; below it, schemas decide (e.g. asset keys ≤ 100).
+    routerOptions: { maxParamLength: 200 },
+    frameworkErrors,
     clientErrorHandler: onClientError,
     // The 'proto' and 'constructor' keys of a JSON body are rejected, not merged into objects.
     onProtoPoisoning: 'error',
@@ -43,6 +47,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   registerValidation(app);
   await registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix });
   registerErrorHandling(app);
+  frameworkErrors.bind(app);
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 
   registerOperationRoutes(app, createHandlers(options.services));

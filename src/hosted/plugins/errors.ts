@@ -19,12 +19,15 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
 };
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   404: 'not_found',
   405: 'method_not_allowed',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   429: 'rate_limited',
 };
@@ -48,6 +51,14 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
     const details = fastifyError.validation.map((issue) =>
       describeIssue(issue as ValidationIssue, fastifyError.validationContext ?? 'request'),
     );
+    // A path segment names a resource: one that cannot exist is "not found", not "invalid".
+    if (fastifyError.validationContext === 'params') {
+      return {
+        status: 404,
+        body: errorBody('not_found', `Nothing at this path: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`),
+        internal: false,
+      };
+    }
     return {
       status: 400,
       body: {
@@ -62,7 +73,11 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
   if (mapped === 'invalid_json' || (error instanceof SyntaxError && fastifyError.statusCode === 400)) {
     return {
       status: 400,
-      body: errorBody('invalid_json', 'The request body is not valid JSON.', 'Send a JSON object with Content-Type: application/json.'),
+      body: errorBody(
+        'invalid_json',
+        'The request body is not valid JSON, or carries a forbidden "__proto__" or "constructor" key.',
+        'Send a JSON object with Content-Type: application/json.',
+      ),
       internal: false,
     };
   }
@@ -103,6 +118,29 @@ function unescapePointer(segment: string): string {
 /** Fastify's messages carry their internal code in front ("FST_ERR_…: "); keep the sentence. */
 function plainMessage(message: string | undefined): string {
   return (message ?? 'Bad request').replace(/^FST_[A-Z_]+:\s*/, '');
+}
+
+/**
+ * Errors the router raises before any hook runs (a malformed or over-long URL). They still
+ * count against the rate limit and leave in the Error shape with the RateLimit headers.
+ * Passed to Fastify's constructor; bound to the app's limiter once it exists.
+ */
+export function frameworkErrorHandler() {
+  let limit: ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | undefined;
+  const handler = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await limit?.(request, reply);
+    } catch (limited) {
+      error = limited as FastifyError;
+    }
+    const { status, body } = describeError(error);
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  };
+  return Object.assign(handler, {
+    bind(app: FastifyInstance) {
+      limit = app.rateLimit();
+    },
+  });
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
