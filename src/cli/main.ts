@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { CatalogError } from '../core/catalog/load.ts';
+import { LoomError } from '../core/errors.ts';
 import { adminCommand } from './commands/admin.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { upCommand } from './commands/up.ts';
@@ -23,6 +24,10 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof ConfigError || error instanceof CatalogError) {
       process.stderr.write(`loom: ${error.message}\n`);
       process.exit(2);
+    }
+    if (error instanceof LoomError) {
+      process.stderr.write(`loom: ${error.message}${error.hint ? ` ${error.hint}` : ''}\n`);
+      process.exit(1);
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED' || code === 'ENOTFOUND') {

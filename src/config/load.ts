@@ -1,5 +1,6 @@
 // One typed loader: flags > LOOM_* environment > config file > defaults.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
 import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
@@ -126,8 +127,10 @@ function flatten(value: unknown, prefix: string, out: Map<string, Raw>, file: st
 function parseValue(spec: SettingSpec, raw: Raw, source: string): unknown {
   const kind = spec.kind;
   const text = String(raw).trim();
+  // A URL's password never goes into an error message.
+  const shown = kind.type === 'url' ? hidePassword(text) : text;
   const fail = (expected: string): never => {
-    throw new ConfigError(`${source}: "${text}" is not ${expected}`);
+    throw new ConfigError(`${source}: "${shown}" is not ${expected}`);
   };
   switch (kind.type) {
     case 'integer': {
@@ -157,10 +160,29 @@ function parseValue(spec: SettingSpec, raw: Raw, source: string): unknown {
       if (text === 'false' || text === '') return false;
       if (/^\d+$/.test(text)) return Number(text);
       const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
-      if (!entries.every((e) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(e))) fail('true, false, a hop count or a list of addresses');
+      if (!entries.length || !entries.every(isAddressOrCidr)) fail('true, false, a hop count or a list of addresses');
       return entries;
     }
   }
+}
+
+/** `scheme://user:secret@host…` → `scheme://user:***@host…`, also when the URL is malformed. */
+function hidePassword(url: string): string {
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const slashes = url.indexOf('//');
+  const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+  const colon = url.indexOf(':', start);
+  return colon >= 0 && colon < at ? `${url.slice(0, colon + 1)}***${url.slice(at)}` : url;
+}
+
+/** An IP address, optionally with a prefix length that fits it: `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`. */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = net.isIP(address);
+  if (version === 0 || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
 function urlHost(host: string): string {

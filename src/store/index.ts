@@ -1,5 +1,6 @@
 import type { FeedbackRepository } from '../core/feedback/feedback.ts';
-import { migrateToLatest, openDatabase, pingDatabase, type StoreOptions } from './database.ts';
+import { migrateToLatest, openDatabase, pingDatabase, type OpenedDatabase, type StoreOptions } from './database.ts';
+import { storeOpenFailure } from './failures.ts';
 import { SqlFeedbackRepository } from './feedback-repository.ts';
 import type { Dialect } from './schema.ts';
 
@@ -15,13 +16,15 @@ export interface Store {
 
 /** Opens the database, runs migrations and returns the repositories. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const opened = openDatabase(options);
+  let opening: OpenedDatabase | undefined;
   try {
-    await migrateToLatest(opened);
+    opening = openDatabase(options);
+    await migrateToLatest(opening);
   } catch (error) {
-    await opened.db.destroy();
-    throw error;
+    await opening?.db.destroy().catch(() => {});
+    throw storeOpenFailure(error);
   }
+  const opened = opening;
   return {
     dialect: opened.dialect,
     location: opened.location,

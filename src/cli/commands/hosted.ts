@@ -32,6 +32,6 @@ export function closeOnSignal(servers: { close(): Promise<void> }[]): void {
     await Promise.allSettled(servers.map((s) => s.close()));
     process.exit(0);
   };
-  process.once('SIGINT', stop).once('SIGTERM', stop);
+  // One listener per signal: the first signal closes gracefully, a second one exits at once.
   process.on('SIGINT', stop).on('SIGTERM', stop);
 }
