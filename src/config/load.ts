@@ -12,7 +12,8 @@ export interface LoomConfig {
   /** The config file that was read, if any. */
   configFile?: string;
   hosted: { port: number; host: string };
-  publicUrl: string;
+  /** Base URL for links when set explicitly; otherwise derived from where the server listens (publicUrlFor). */
+  publicUrl?: string;
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   databaseUrl?: string;
@@ -72,7 +73,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     dataDir: path.resolve(get<string | undefined>('dataDir') ?? defaultDataDir(env)),
     configFile: file,
     hosted: { port, host },
-    publicUrl: stripTrailingSlash(get<string | undefined>('publicUrl') ?? `http://${urlHost(host)}:${port}`),
+    publicUrl: get<string | undefined>('publicUrl') && stripTrailingSlash(get<string>('publicUrl')),
     rateLimit: { max: get('rateLimit.max'), windowSeconds: get('rateLimit.windowSeconds') },
     trustProxy: get('trustProxy'),
     databaseUrl: get('databaseUrl'),
@@ -183,6 +184,14 @@ function isAddressOrCidr(entry: string): boolean {
   if (version === 0 || rest.length) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * The base URL used in links: the explicit one, or `http://host:port` of the hosted API (with
+ * the port it really listens on, which differs from the configured one for port 0).
+ */
+export function publicUrlFor(config: Pick<LoomConfig, 'publicUrl' | 'hosted'>, port = config.hosted.port): string {
+  return config.publicUrl ?? `http://${urlHost(config.hosted.host)}:${port}`;
 }
 
 function urlHost(host: string): string {

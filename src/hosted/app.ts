@@ -16,7 +16,8 @@ import { registerOperationRoutes } from './routes/operations.ts';
 export interface HostedAppOptions {
   services: HandlerServices;
   version: string;
-  publicUrl: string;
+  /** Base URL for links; a function when it is known only once the server listens. */
+  publicUrl: string | (() => string);
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   bodyLimit: number;
@@ -51,6 +52,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 
   registerOperationRoutes(app, createHandlers(options.services));
-  registerDiscoveryRoutes(app, options.publicUrl, options.version);
+  const { publicUrl } = options;
+  registerDiscoveryRoutes(app, typeof publicUrl === 'function' ? publicUrl : () => publicUrl, options.version);
   return app;
 }

@@ -1,6 +1,6 @@
 // Composition root of `loom hosted`: config → store, catalog, services → app → listening.
 import { Redis } from 'ioredis';
-import type { LoomConfig } from '../config/load.ts';
+import { publicUrlFor, type LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
@@ -10,7 +10,10 @@ import { openStore, type Store } from '../store/index.ts';
 import { buildHostedApp } from './app.ts';
 
 export interface RunningHosted {
+  /** Where it listens. */
   url: string;
+  /** The base URL in its links (LOOM_PUBLIC_URL, or derived from where it listens). */
+  publicUrl: string;
   store: Store;
   close(): Promise<void>;
 }
@@ -19,6 +22,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
   const catalog = loadCatalog(config.catalog);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  let publicUrl = publicUrlFor(config);
   const app = await buildHostedApp({
     services: {
       catalog,
@@ -27,7 +31,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
     },
     version: LOOM_VERSION,
-    publicUrl: config.publicUrl,
+    publicUrl: () => publicUrl,
     rateLimit: config.rateLimit,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
@@ -45,9 +49,11 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.hosted.port;
+  publicUrl = publicUrlFor(config, port);
   const host = config.hosted.host.includes(':') ? `[${config.hosted.host}]` : config.hosted.host;
   return {
     url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    publicUrl,
     store,
     async close() {
       await app.close();

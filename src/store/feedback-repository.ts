@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { LoomError } from '../core/errors.ts';
 import type { FeedbackRecord, FeedbackRepository } from '../core/feedback/feedback.ts';
-import type { Database, Dialect } from './schema.ts';
+import type { Database, Dialect, FeedbackTable } from './schema.ts';
 import { storeFailure } from './failures.ts';
 
 export class SqlFeedbackRepository implements FeedbackRepository {
@@ -10,8 +11,8 @@ export class SqlFeedbackRepository implements FeedbackRepository {
   ) {}
 
   async add(record: FeedbackRecord): Promise<void> {
-    try {
-      await this.db
+    await this.reach(() =>
+      this.db
         .insertInto('feedback')
         .values({
           id: record.id,
@@ -23,32 +24,41 @@ export class SqlFeedbackRepository implements FeedbackRepository {
           client_ip: record.clientIp,
           user_agent: record.userAgent,
         })
-        .execute();
-    } catch (error) {
-      throw storeFailure(error);
-    }
+        .execute(),
+    );
   }
 
   async list(options: { limit: number; before?: string }): Promise<FeedbackRecord[]> {
+    let query = this.db.selectFrom('feedback').selectAll().orderBy('seq', 'desc').limit(options.limit);
+    if (options.before) {
+      const before = options.before;
+      const cursor = await this.reach(() => this.db.selectFrom('feedback').select('seq').where('id', '=', before).executeTakeFirst());
+      if (!cursor) throw new LoomError('not_found', `No feedback has the id ${before}.`);
+      query = query.where('seq', '<', cursor.seq);
+    }
+    const rows = await this.reach(() => query.execute());
+    return rows.map(toRecord);
+  }
+
+  /** Runs a query, turning any driver failure into store_unavailable. */
+  private async reach<T>(query: () => Promise<T>): Promise<T> {
     try {
-      let query = this.db.selectFrom('feedback').selectAll().orderBy('seq', 'desc').limit(options.limit);
-      if (options.before) {
-        const before = options.before;
-        query = query.where('seq', '<', (eb) => eb.selectFrom('feedback').select('seq').where('id', '=', before));
-      }
-      const rows = await query.execute();
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        email: row.email,
-        subject: row.subject,
-        message: row.message,
-        createdAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
-        clientIp: row.client_ip,
-        userAgent: row.user_agent,
-      }));
+      return await query();
     } catch (error) {
       throw storeFailure(error);
     }
   }
+}
+
+function toRecord(row: Selectable<FeedbackTable>): FeedbackRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    subject: row.subject,
+    message: row.message,
+    createdAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
+    clientIp: row.client_ip,
+    userAgent: row.user_agent,
+  };
 }

@@ -80,6 +80,14 @@ describe('loom admin feedback list', () => {
     assert.deepEqual(JSON.parse((await list('--json', '--limit', '1')).stdout), [newer]);
   });
 
+  it('refuses a --before id that names no feedback', async (t) => {
+    const { list } = await dataDirWith(t, [older]);
+    const result = await list('--before', 'no-such-id');
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, 'loom: No feedback has the id no-such-id.\n');
+  });
+
   it('refuses a --limit that is not a whole number from 1 to 10000, without a stack trace', async (t) => {
     const { list } = await dataDirWith(t, [older]);
     const bad = ['abc', '0', '1.5', '10001'];

@@ -33,6 +33,14 @@ describe('loom hosted', () => {
     assert.equal(result.stderr, `loom: config file ${file}: unknown setting "hosted.prot"\n`);
   });
 
+  it('links to the port it really listens on when started with --port 0', async (t) => {
+    const home = tempDir(t);
+    const server = await startLoom(t, ['hosted', '--port', '0', '--data-dir', home, '--log-level', 'silent'], cleanEnv(home));
+    assert.match(server.stdout(), new RegExp(`OpenAPI\\s+${server.url.replace(/\./g, '\\.')}/openapi\\.json`));
+    const openapi = await (await fetch(`${server.url}/openapi.json`)).json();
+    assert.equal(openapi.servers[0].url, `${server.url}/api/v1`);
+  });
+
   it('closes and exits with code 0 on SIGTERM', async (t) => {
     const home = tempDir(t);
     const server = await startLoom(t, ['hosted', '--port', '0', '--data-dir', home, '--log-level', 'silent'], cleanEnv(home));

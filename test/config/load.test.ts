@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { ConfigError, loadConfig, type LoadOptions, type LoomConfig } from '../../src/config/load.ts';
+import { ConfigError, loadConfig, publicUrlFor, type LoadOptions, type LoomConfig } from '../../src/config/load.ts';
 import { defaultConfigDir, defaultDataDir } from '../../src/config/paths.ts';
 
 interface Sandbox {
@@ -53,7 +53,7 @@ describe('loadConfig', () => {
       dataDir: undefined,
       configFile: undefined,
       hosted: { port: 8080, host: '127.0.0.1' },
-      publicUrl: 'http://127.0.0.1:8080',
+      publicUrl: undefined,
       rateLimit: { max: 100, windowSeconds: 60 },
       trustProxy: false,
       databaseUrl: undefined,
@@ -162,15 +162,22 @@ describe('loadConfig', () => {
     ];
     for (const [what, flags, expected] of derived) {
       it(`defaults to http://host:port from ${what}`, (t) => {
-        assert.equal(loadConfig({ env: sandbox(t).env, flags }).publicUrl, expected);
+        assert.equal(publicUrlFor(loadConfig({ env: sandbox(t).env, flags })), expected);
       });
     }
 
     it('follows a port given in the environment or the file', (t) => {
       const box = sandbox(t);
       box.write({ hosted: { port: 7000 } });
-      assert.equal(loadConfig({ env: box.env }).publicUrl, 'http://127.0.0.1:7000');
-      assert.equal(loadConfig({ env: { ...box.env, LOOM_HOSTED_PORT: '7001' } }).publicUrl, 'http://127.0.0.1:7001');
+      assert.equal(publicUrlFor(loadConfig({ env: box.env })), 'http://127.0.0.1:7000');
+      assert.equal(publicUrlFor(loadConfig({ env: { ...box.env, LOOM_HOSTED_PORT: '7001' } })), 'http://127.0.0.1:7001');
+    });
+
+    it('uses the port the server really listens on (port 0)', (t) => {
+      const config = loadConfig({ env: sandbox(t).env, flags: { 'hosted.port': '0' } });
+      assert.equal(publicUrlFor(config, 41234), 'http://127.0.0.1:41234');
+      const explicit = loadConfig({ env: { ...sandbox(t).env, LOOM_PUBLIC_URL: 'https://loom.example.com' } });
+      assert.equal(publicUrlFor(explicit, 41234), 'https://loom.example.com');
     });
 
     it('takes an explicit value as is, without a trailing slash', (t) => {
@@ -194,7 +201,7 @@ describe('loadConfig', () => {
       const config = loadConfig({ env: box.env });
       assert.equal(config.configFile, box.defaultFile);
       assert.deepEqual(config.hosted, { port: 9100, host: '0.0.0.0' });
-      assert.equal(config.publicUrl, 'http://localhost:9100');
+      assert.equal(publicUrlFor(config), 'http://localhost:9100');
       assert.deepEqual(config.rateLimit, { max: 500, windowSeconds: 10 });
       assert.deepEqual(config.upstream, { timeoutMs: 1500, cacheSeconds: 0 });
       assert.deepEqual(config.trustProxy, ['10.0.0.1', '10.0.0.0/8']);

@@ -145,6 +145,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await ids({ limit: 2, before: record(2).id }), ['Person 1']);
       assert.deepEqual(await ids({ limit: 2, before: record(1).id }), []);
       assert.deepEqual(await ids({ limit: 1000 }), ['Person 5', 'Person 4', 'Person 3', 'Person 2', 'Person 1']);
+      await assert.rejects(ids({ limit: 2, before: 'no-such-id' }), { name: 'LoomError', code: 'not_found' });
     });
 
     it('gives createdAt back as ISO 8601 in UTC, to the millisecond', async (t) => {

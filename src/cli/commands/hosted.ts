@@ -9,16 +9,16 @@ export function hostedCommand(): Command {
   return addSettingOptions(command, SERVER_SETTINGS).action(async (options) => {
     const config = configFromOptions(options);
     const hosted = await startHosted(config);
-    printStarted(hosted, config.publicUrl);
+    printStarted(hosted);
     closeOnSignal([hosted]);
   });
 }
 
-export function printStarted(hosted: RunningHosted, publicUrl: string): void {
+export function printStarted(hosted: RunningHosted): void {
   const lines = [
     `Loom hosted API   ${hosted.url}/api/v1   (store: ${hosted.store.dialect} ${hosted.store.location})`,
-    `  OpenAPI         ${publicUrl}/openapi.json`,
-    `  Index           ${publicUrl}/llms.txt`,
+    `  OpenAPI         ${hosted.publicUrl}/openapi.json`,
+    `  Index           ${hosted.publicUrl}/llms.txt`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }

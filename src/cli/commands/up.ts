@@ -9,7 +9,7 @@ export function upCommand(): Command {
   return addSettingOptions(command, SERVER_SETTINGS).action(async (options) => {
     const config = configFromOptions(options);
     const hosted = await startHosted(config);
-    printStarted(hosted, config.publicUrl);
+    printStarted(hosted);
     closeOnSignal([hosted]);
   });
 }
