@@ -14,6 +14,10 @@ export interface LoomConfig {
   hosted: { port: number; host: string };
   /** Base URL for links when set explicitly; otherwise derived from where the server listens (publicUrlFor). */
   publicUrl?: string;
+  /** The authorization server's origin when it is not this server. */
+  authUrl?: string;
+  /** Sign-in through the code host; present when its client id and secret are set. */
+  codehost?: { clientId: string; clientSecret: string; url: string; apiUrl: string };
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   databaseUrl?: string;
@@ -74,6 +78,8 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     configFile: file,
     hosted: { port, host },
     publicUrl: get<string | undefined>('publicUrl') && stripTrailingSlash(get<string>('publicUrl')),
+    authUrl: get<string | undefined>('authUrl') && stripTrailingSlash(get<string>('authUrl')),
+    codehost: codehostConfig(get),
     rateLimit: { max: get('rateLimit.max'), windowSeconds: get('rateLimit.windowSeconds') },
     trustProxy: get('trustProxy'),
     databaseUrl: get('databaseUrl'),
@@ -83,6 +89,14 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     bodyLimit: get('bodyLimit'),
     logLevel: get('logLevel'),
   };
+}
+
+function codehostConfig(get: <T>(key: SettingKey) => T): LoomConfig['codehost'] {
+  const clientId = get<string | undefined>('codehost.clientId');
+  const clientSecret = get<string | undefined>('codehost.clientSecret');
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) throw new ConfigError('LOOM_CODEHOST_CLIENT_ID and LOOM_CODEHOST_CLIENT_SECRET must be set together');
+  return { clientId, clientSecret, url: get('codehost.url'), apiUrl: get('codehost.apiUrl') };
 }
 
 function readConfigFile(explicit: string | undefined, env: Env): { file?: string; values: Map<string, Raw> } {

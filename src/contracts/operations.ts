@@ -1,6 +1,7 @@
 // The operation table: every hosted operation, declared once. Routes, validation, OpenAPI,
 // llms.txt, sitemap.xml (and later MCP tools and the CLI client) are all derived from it.
 import { Type, type Static, type TSchema } from 'typebox';
+import { CodeHostAuthQuery, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ApiVersion } from './versioning.ts';
 import { StringEnum } from './schema-helpers.ts';
@@ -37,8 +38,15 @@ export interface Operation<
   tag: string;
   /** Values of the `API-Version` request header this operation accepts; the first is the default. */
   versions: readonly [ApiVersion, ...ApiVersion[]];
+  /** Who may call it (interface.md, "Authentication per operation"); checked in one place. */
+  auth: OperationAuth;
   request: Req;
-  success: { status: 200 | 201; description: string; schema: Res };
+  /** A 302's schema describes what the handler returns (`{location}`), not a body. */
+  success: { status: 200 | 201 | 302; description: string; schema: Res };
+  /** Absolute paths where the operation is served too (e.g. the authorization server's /auth/token). */
+  aliases?: readonly string[];
+  /** Responses carry `Cache-Control: no-store` (they hold credentials). */
+  noStore?: boolean;
   /** Error codes this operation answers with besides the universal ones (rate_limited, …). */
   errors: readonly ErrorCode[];
   /** Responses may carry Deprecation and Sunset (interface.md lists them for listDownloads). */
@@ -60,6 +68,7 @@ export const getHealth = defineOperation({
     'Reports that the service is up, its version and uptime. With `API-Version: v2` the body also carries `checks`, the state of the store.',
   tag: 'Service',
   versions: ['v1', 'v2'],
+  auth: { anonymous: true },
   request: {},
   success: { status: 200, description: 'The service is up.', schema: Health },
   errors: ['unsupported_version'],
@@ -74,6 +83,7 @@ export const listDownloads = defineOperation({
     'Lists the products (ide, omni, cli) and their release assets. `product` keeps one product; `platform` keeps the assets of one platform and drops products left with none (`all`, or no platform, keeps every asset).',
   tag: 'Downloads',
   versions: ['v1'],
+  auth: { oauth2: ['read:downloads'], bearer: true, anonymous: true },
   request: {
     query: Type.Object({
       product: Type.Optional(StringEnum(PRODUCT_IDS, { description: 'Keep only this product.' })),
@@ -100,6 +110,7 @@ export const getDownloadAsset = defineOperation({
     'Resolves one asset of a product to its direct download URL, after checking (HEAD, or a one-byte ranged GET) that the release file exists on the code host. Checks are cached briefly.',
   tag: 'Downloads',
   versions: ['v1'],
+  auth: { oauth2: ['read:downloads'], anonymous: true },
   request: {
     params: Type.Object({
       product: StringEnum(PRODUCT_IDS, { description: 'Product id.' }),
@@ -118,6 +129,7 @@ export const listModels = defineOperation({
   description: 'Lists the open-source models Loom can run, from the catalog.',
   tag: 'Models',
   versions: ['v1'],
+  auth: { oauth2: ['read:models'], anonymous: true },
   request: {},
   success: { status: 200, description: 'The models.', schema: Type.Object({ models: Type.Array(Model) }) },
   errors: ['unsupported_version'],
@@ -128,16 +140,50 @@ export const submitFeedback = defineOperation({
   method: 'POST',
   path: '/feedback',
   summary: 'Submit product feedback',
-  description: 'Stores a piece of product feedback durably and returns its id. The 201 is sent only after the write is on disk.',
+  description:
+    'Stores a piece of product feedback durably and returns its id. The 201 is sent only after the write is on disk. With a token carrying write:feedback the email may be omitted (the signed-in user\'s is used); without a token a valid email is required.',
   tag: 'Feedback',
   versions: ['v1'],
+  auth: { oauth2: ['write:feedback'], anonymous: true },
   request: { body: FeedbackRequest, contentTypes: ['application/json'] },
   success: { status: 201, description: 'Stored.', schema: FeedbackStored },
   errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
 });
 
+export const startCodeHostAuth = defineOperation({
+  operationId: 'startCodeHostAuth',
+  method: 'GET',
+  path: '/auth/codehost',
+  summary: 'Sign in through the code host',
+  description:
+    'Starts sign-in at the code host (GitHub, GitHub Enterprise, Gitea or Forgejo). `source=cli|desktop` with `callbackPort` and a PKCE `code_challenge` ends with a redirect to http://127.0.0.1:{callbackPort}/callback carrying a code for POST /auth/token (client_id loom-cli); `source=web` signs the user into the dashboard.',
+  tag: 'Authentication',
+  versions: ['v1'],
+  auth: { anonymous: true },
+  request: { query: CodeHostAuthQuery },
+  success: { status: 302, description: "Redirect to the code host's authorize page.", schema: Type.Object({ location: Type.String() }) },
+  errors: ['validation_error', 'invalid_scope', 'not_found', 'unsupported_version'],
+});
+
+export const exchangeToken = defineOperation({
+  operationId: 'exchangeToken',
+  method: 'POST',
+  path: '/auth/token',
+  summary: 'Exchange a grant for tokens',
+  description:
+    'The OAuth 2.0 token endpoint (also at {auth_url}/auth/token): authorization_code with PKCE, refresh_token (rotated on every use; reuse revokes the sign-in) and client_credentials (confidential clients; read:downloads, read:models, read:health, write:feedback). `code` is used only by authorization_code and ignored by the other grants. Confidential clients authenticate with HTTP Basic or client_secret.',
+  tag: 'Authentication',
+  versions: ['v1'],
+  auth: { anonymous: true, clientBasic: true },
+  request: { body: TokenRequest, contentTypes: ['application/x-www-form-urlencoded'] },
+  success: { status: 200, description: 'Tokens (Cache-Control: no-store).', schema: TokenResponse },
+  errors: ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_client', 'validation_error', 'unsupported_media_type', 'unsupported_version'],
+  aliases: ['/auth/token'],
+  noStore: true,
+});
+
 /** Every operation, in the order of interface.md. */
-export const operations = [getHealth, listDownloads, getDownloadAsset, listModels, submitFeedback] as const;
+export const operations = [getHealth, listDownloads, getDownloadAsset, listModels, submitFeedback, startCodeHostAuth, exchangeToken] as const;
 
 export type AnyOperation = (typeof operations)[number];
 export type OperationId = AnyOperation['operationId'];

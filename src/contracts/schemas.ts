@@ -12,6 +12,7 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'Machine-readable error code, e.g. not_found.' }),
     message: Type.String({ description: 'Human-readable explanation.' }),
     hint: Type.Optional(Type.String({ description: 'What to do about it.' })),
+    error_description: Type.Optional(Type.String({ description: 'OAuth errors only: the message again, for OAuth clients (RFC 6749 §5.2).' })),
     details: Type.Optional(
       Type.Array(
         Type.Object({
@@ -86,7 +87,7 @@ export type Model = Static<typeof Model>;
 export const FeedbackRequest = Type.Object(
   {
     name: Text({ minLength: 1, maxLength: 100 }),
-    email: Type.String({ format: 'email', maxLength: 254 }),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Required without a token; taken from the signed-in user when omitted with one.' })),
     subject: Text({ minLength: 1, maxLength: 200 }),
     message: Text({ minLength: 1, maxLength: 5000 }),
   },

@@ -5,7 +5,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { TrustProxy } from '../config/load.ts';
 import type { Clock } from '../core/clock.ts';
+import type { ServiceUrls } from '../core/urls.ts';
 import { createHandlers, type HandlerServices } from './handlers/index.ts';
+import { registerOAuthRoutes } from './oauth/routes.ts';
 import { onClientError } from './plugins/client-errors.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.ts';
 import { registerRateLimit } from './plugins/rate-limit/index.ts';
@@ -16,8 +18,7 @@ import { registerOperationRoutes } from './routes/operations.ts';
 export interface HostedAppOptions {
   services: HandlerServices;
   version: string;
-  /** Base URL for links; a function when it is known only once the server listens. */
-  publicUrl: string | (() => string);
+  urls: ServiceUrls;
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   bodyLimit: number;
@@ -51,8 +52,9 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   frameworkErrors.bind(app);
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 
-  registerOperationRoutes(app, createHandlers(options.services));
-  const { publicUrl } = options;
-  registerDiscoveryRoutes(app, typeof publicUrl === 'function' ? publicUrl : () => publicUrl, options.version);
+  const { identity } = options.services;
+  registerOperationRoutes(app, createHandlers(options.services), identity.tokens, options.urls);
+  registerOAuthRoutes(app, identity);
+  registerDiscoveryRoutes(app, options.urls, options.version);
   return app;
 }

@@ -5,7 +5,10 @@ import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { FeedbackService } from '../core/feedback/feedback.ts';
+import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
+import { createIdentity } from '../core/identity/index.ts';
 import { ReleaseChecker } from '../core/releases/release-checker.ts';
+import { MutableServiceUrls } from '../core/urls.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { buildHostedApp } from './app.ts';
 
@@ -22,45 +25,51 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
   const catalog = loadCatalog(config.catalog);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  let publicUrl = publicUrlFor(config);
-  const app = await buildHostedApp({
-    services: {
-      catalog,
-      releases: new ReleaseChecker({ ...config.upstream, clock }),
-      feedback: new FeedbackService(store.feedback, clock),
-      health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
-    },
-    version: LOOM_VERSION,
-    publicUrl: () => publicUrl,
-    rateLimit: config.rateLimit,
-    trustProxy: config.trustProxy,
-    bodyLimit: config.bodyLimit,
-    logLevel: config.logLevel,
-    clock,
-    redis,
-  });
+  const urls = new MutableServiceUrls(publicUrlFor(config), config.authUrl);
+  const resources: { close(): Promise<void> }[] = [store, { close: async () => redis?.disconnect() }];
+  const closeAll = async () => {
+    for (const resource of resources.reverse()) await resource.close();
+  };
   try {
+    const identity = await createIdentity(store, { urls, providers: signInProviders(config), clock });
+    const app = await buildHostedApp({
+      services: {
+        catalog,
+        releases: new ReleaseChecker({ ...config.upstream, clock }),
+        feedback: new FeedbackService(store.feedback, clock),
+        health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
+        identity,
+      },
+      version: LOOM_VERSION,
+      urls,
+      rateLimit: config.rateLimit,
+      trustProxy: config.trustProxy,
+      bodyLimit: config.bodyLimit,
+      logLevel: config.logLevel,
+      clock,
+      redis,
+    });
+    resources.push(app);
     await app.listen({ port: config.hosted.port, host: config.hosted.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.hosted.port;
+    urls.publicUrl = publicUrlFor(config, port);
+    const host = config.hosted.host.includes(':') ? `[${config.hosted.host}]` : config.hosted.host;
+    return {
+      url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+      publicUrl: urls.publicUrl,
+      store,
+      close: closeAll,
+    };
   } catch (error) {
-    await app.close();
-    await store.close();
-    redis?.disconnect();
+    await closeAll();
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.hosted.port;
-  publicUrl = publicUrlFor(config, port);
-  const host = config.hosted.host.includes(':') ? `[${config.hosted.host}]` : config.hosted.host;
-  return {
-    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
-    publicUrl,
-    store,
-    async close() {
-      await app.close();
-      await store.close();
-      redis?.disconnect();
-    },
-  };
+}
+
+/** The sign-in providers the configuration enables. */
+export function signInProviders(config: LoomConfig): SignInProvider[] {
+  return config.codehost ? [new CodeHostProvider({ ...config.codehost, webUrl: config.codehost.url })] : [];
 }
 
 /** A Redis client tuned for rate limiting: fail fast rather than queue while disconnected. */

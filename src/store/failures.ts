@@ -14,3 +14,12 @@ export function storeFailure(cause: unknown, message = 'The database is not avai
 export function storeOpenFailure(cause: unknown): LoomError {
   return storeFailure(cause, `cannot open the database: ${(cause as Error)?.message ?? String(cause)}`);
 }
+
+/** Runs a query, turning any driver failure into store_unavailable. */
+export async function reach<T>(query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (error) {
+    throw storeFailure(error);
+  }
+}

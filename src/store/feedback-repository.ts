@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { LoomError } from '../core/errors.ts';
 import type { FeedbackRecord, FeedbackRepository } from '../core/feedback/feedback.ts';
 import type { Database, Dialect, FeedbackTable } from './schema.ts';
-import { storeFailure } from './failures.ts';
+import { reach } from './failures.ts';
 
 export class SqlFeedbackRepository implements FeedbackRepository {
   constructor(
@@ -11,7 +11,7 @@ export class SqlFeedbackRepository implements FeedbackRepository {
   ) {}
 
   async add(record: FeedbackRecord): Promise<void> {
-    await this.reach(() =>
+    await reach(() =>
       this.db
         .insertInto('feedback')
         .values({
@@ -32,21 +32,12 @@ export class SqlFeedbackRepository implements FeedbackRepository {
     let query = this.db.selectFrom('feedback').selectAll().orderBy('seq', 'desc').limit(options.limit);
     if (options.before) {
       const before = options.before;
-      const cursor = await this.reach(() => this.db.selectFrom('feedback').select('seq').where('id', '=', before).executeTakeFirst());
+      const cursor = await reach(() => this.db.selectFrom('feedback').select('seq').where('id', '=', before).executeTakeFirst());
       if (!cursor) throw new LoomError('not_found', `No feedback has the id ${before}.`);
       query = query.where('seq', '<', cursor.seq);
     }
-    const rows = await this.reach(() => query.execute());
+    const rows = await reach(() => query.execute());
     return rows.map(toRecord);
-  }
-
-  /** Runs a query, turning any driver failure into store_unavailable. */
-  private async reach<T>(query: () => Promise<T>): Promise<T> {
-    try {
-      return await query();
-    } catch (error) {
-      throw storeFailure(error);
-    }
   }
 }
 

@@ -1,7 +1,25 @@
 import type { FeedbackRepository } from '../core/feedback/feedback.ts';
+import type {
+  ApiKeyRepository,
+  ClientRepository,
+  GrantRepository,
+  LoginStateRepository,
+  SessionRepository,
+  SigningKeyRepository,
+  UserRepository,
+} from '../core/identity/records.ts';
 import { migrateToLatest, openDatabase, pingDatabase, type OpenedDatabase, type StoreOptions } from './database.ts';
 import { storeOpenFailure } from './failures.ts';
 import { SqlFeedbackRepository } from './feedback-repository.ts';
+import {
+  SqlApiKeyRepository,
+  SqlClientRepository,
+  SqlGrantRepository,
+  SqlLoginStateRepository,
+  SqlSessionRepository,
+  SqlSigningKeyRepository,
+  SqlUserRepository,
+} from './identity/repositories.ts';
 import type { Dialect } from './schema.ts';
 
 /** Everything persistent, behind the interfaces core defines. */
@@ -9,6 +27,13 @@ export interface Store {
   dialect: Dialect;
   location: string;
   feedback: FeedbackRepository;
+  signingKeys: SigningKeyRepository;
+  clients: ClientRepository;
+  users: UserRepository;
+  grants: GrantRepository;
+  apiKeys: ApiKeyRepository;
+  sessions: SessionRepository;
+  loginStates: LoginStateRepository;
   /** Round trip of a trivial query in ms; throws when the database is unreachable. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -29,6 +54,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect: opened.dialect,
     location: opened.location,
     feedback: new SqlFeedbackRepository(opened.db, opened.dialect),
+    signingKeys: new SqlSigningKeyRepository(opened.db),
+    clients: new SqlClientRepository(opened.db),
+    users: new SqlUserRepository(opened.db),
+    grants: new SqlGrantRepository(opened.db),
+    apiKeys: new SqlApiKeyRepository(opened.db),
+    sessions: new SqlSessionRepository(opened.db),
+    loginStates: new SqlLoginStateRepository(opened.db),
     ping: () => pingDatabase(opened.db),
     close: () => opened.db.destroy(),
   };

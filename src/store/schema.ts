@@ -14,8 +14,113 @@ export interface FeedbackTable {
   seq: Generated<number>;
 }
 
+// Identity. Times are ISO 8601 text (UTC, fixed width, so they compare as strings); lists
+// and keys are JSON text.
+export interface SigningKeyTable {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+}
+
+export interface OAuthClientTable {
+  client_id: string;
+  name: string;
+  type: 'public' | 'confidential';
+  secret_hash: string | null;
+  redirect_uris: string;
+  grant_types: string;
+  scopes: string;
+  created_at: string;
+}
+
+export interface UserTable {
+  id: string;
+  login: string;
+  name: string | null;
+  email: string | null;
+  created_at: string;
+}
+
+export interface UserIdentityTable {
+  provider: string;
+  subject: string;
+  user_id: string;
+}
+
+export interface GrantTable {
+  id: string;
+  client_id: string;
+  user_id: string | null;
+  scope: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AuthorizationCodeTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  code_challenge: string | null;
+  scope: string;
+  nonce: string | null;
+  expires_at: string;
+  used_at: string | null;
+  grant_id: string | null;
+}
+
+export interface RefreshTokenTable {
+  token_hash: string;
+  grant_id: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  user_id: string;
+  name: string;
+  scope: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface SessionTable {
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface LoginStateTable {
+  state_hash: string;
+  provider: string;
+  source: 'web' | 'cli' | 'desktop';
+  callback_port: string | null;
+  scope: string;
+  code_challenge: string | null;
+  client_state: string | null;
+  return_to: string | null;
+  provider_verifier: string;
+  nonce: string;
+  expires_at: string;
+}
+
 export interface Database {
   feedback: FeedbackTable;
+  signing_keys: SigningKeyTable;
+  oauth_clients: OAuthClientTable;
+  users: UserTable;
+  user_identities: UserIdentityTable;
+  grants: GrantTable;
+  authorization_codes: AuthorizationCodeTable;
+  refresh_tokens: RefreshTokenTable;
+  api_keys: ApiKeyTable;
+  sessions: SessionTable;
+  login_states: LoginStateTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -54,6 +54,8 @@ describe('loadConfig', () => {
       configFile: undefined,
       hosted: { port: 8080, host: '127.0.0.1' },
       publicUrl: undefined,
+      authUrl: undefined,
+      codehost: undefined,
       rateLimit: { max: 100, windowSeconds: 60 },
       trustProxy: false,
       databaseUrl: undefined,

@@ -9,6 +9,9 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { loadCatalog } from '../../src/core/catalog/load.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
 import { FeedbackService } from '../../src/core/feedback/feedback.ts';
+import { CodeHostProvider } from '../../src/core/identity/codehost.ts';
+import { createIdentity, type Identity } from '../../src/core/identity/index.ts';
+import { MutableServiceUrls } from '../../src/core/urls.ts';
 import { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
 import { buildHostedApp, type HostedAppOptions } from '../../src/hosted/app.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
@@ -22,7 +25,11 @@ export interface TestHostedOptions {
   redisPrefix?: string;
   trustProxy?: HostedAppOptions['trustProxy'];
   bodyLimit?: number;
+  /** Fixed public URL for links; by default the real `http://127.0.0.1:PORT`. */
   publicUrl?: string;
+  authUrl?: string;
+  /** Sign-in through a code host at these addresses (a fake one on loopback in tests). */
+  codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string };
   clock?: ManualClock;
 }
 
@@ -30,6 +37,7 @@ export interface TestHosted {
   url: string;
   app: FastifyInstance;
   store: Store;
+  identity: Identity;
   clock: ManualClock;
   dataDir: string;
   close(): Promise<void>;
@@ -39,15 +47,28 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-test-'));
   const clock = options.clock ?? new ManualClock();
   const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
+  const urls = new MutableServiceUrls(options.publicUrl ?? 'http://127.0.0.1', options.authUrl);
+  const providers = options.codehost
+    ? [
+        new CodeHostProvider({
+          clientId: options.codehost.clientId ?? 'codehost-client',
+          clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
+          webUrl: options.codehost.url,
+          apiUrl: options.codehost.apiUrl,
+        }),
+      ]
+    : [];
+  const identity = await createIdentity(store, { urls, providers, clock });
   const app = await buildHostedApp({
     services: {
       catalog: options.catalog ?? loadCatalog(),
       releases: new ReleaseChecker({ ...(options.upstream ?? { timeoutMs: 2000, cacheSeconds: 60 }), clock }),
       feedback: new FeedbackService(store.feedback, clock),
       health: { version: '0.0.0-test', startedAt: clock.now(), clock, pingStore: () => store.ping() },
+      identity,
     },
     version: '0.0.0-test',
-    publicUrl: options.publicUrl ?? 'http://loom.test',
+    urls,
     rateLimit: options.rateLimit ?? { max: 1000, windowSeconds: 60 },
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -59,10 +80,12 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  if (!options.publicUrl) urls.publicUrl = `http://127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     app,
     store,
+    identity,
     clock,
     dataDir,
     async close() {

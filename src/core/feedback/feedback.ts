@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { FeedbackRequest } from '../../contracts/schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
 
 export interface FeedbackRecord {
@@ -20,6 +19,14 @@ export interface FeedbackRepository {
   list(options: { limit: number; before?: string }): Promise<FeedbackRecord[]>;
 }
 
+/** Feedback as submitted, with the email resolved (from the body or the signed-in user). */
+export interface FeedbackInput {
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+}
+
 export interface FeedbackClient {
   ip: string;
   userAgent?: string;
@@ -31,7 +38,7 @@ export class FeedbackService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async submit(input: FeedbackRequest, client: FeedbackClient): Promise<FeedbackRecord> {
+  async submit(input: FeedbackInput, client: FeedbackClient): Promise<FeedbackRecord> {
     const record: FeedbackRecord = {
       id: randomUUID(),
       ...input,

@@ -33,7 +33,9 @@ export function buildLlmsTxt(publicUrl: string): string {
 
 export function buildSitemap(publicUrl: string): string {
   const urls = [
-    ...operations.filter((o) => o.method === 'GET' && !o.path.includes(':')).map((o) => publicUrl + API_PREFIX + o.path),
+    ...operations
+      .filter((o) => o.method === 'GET' && o.success.status === 200 && !o.path.includes(':'))
+      .map((o) => publicUrl + API_PREFIX + o.path),
     ...DOCUMENTS.map((d) => publicUrl + d.path),
   ];
   return [

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, derived from the operation table.
 import type { TSchema } from 'typebox';
+import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
 import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
@@ -10,7 +11,7 @@ type Json = Record<string, unknown>;
 /** Errors any operation can answer with, whatever it declares. */
 const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['rate_limited', 'internal_error'];
 
-export function buildOpenApi(publicUrl: string, version: string): Json {
+export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
   const paths: Record<string, Json> = {};
   for (const operation of operations) {
     const path = operation.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -33,6 +34,7 @@ export function buildOpenApi(publicUrl: string, version: string): Json {
     paths,
     components: {
       schemas: { Error: plain(ErrorBody) },
+      securitySchemes: securitySchemes(issuer),
       headers: {
         'RateLimit-Limit': header('Requests allowed per window.', 'integer'),
         'RateLimit-Remaining': header('Requests left in the current window.', 'integer'),
@@ -64,11 +66,13 @@ function describeOperation(operation: AnyOperation): Json {
     successHeaders.Deprecation = { $ref: '#/components/headers/Deprecation' };
     successHeaders.Sunset = { $ref: '#/components/headers/Sunset' };
   }
+  const redirect = operation.success.status === 302;
+  if (redirect) successHeaders.Location = { description: 'Where to go next.', schema: { type: 'string', format: 'uri' } };
   const responses: Json = {
     [operation.success.status]: {
       description: operation.success.description,
       headers: successHeaders,
-      content: { 'application/json': { schema: plain(operation.success.schema) } },
+      ...(redirect ? {} : { content: { 'application/json': { schema: plain(operation.success.schema) } } }),
     },
   };
   for (const [status, codes] of groupByStatus([...operation.errors, ...UNIVERSAL_ERRORS])) {
@@ -85,6 +89,7 @@ function describeOperation(operation: AnyOperation): Json {
     summary: operation.summary,
     description: operation.description,
     tags: [operation.tag],
+    security: securityOf(operation.auth),
     parameters,
     ...(request.body
       ? {
@@ -95,6 +100,40 @@ function describeOperation(operation: AnyOperation): Json {
         }
       : {}),
     responses,
+  };
+}
+
+/** The accepted schemes as OpenAPI security requirements; `{}` marks them optional. */
+function securityOf(auth: OperationAuth): Json[] {
+  const requirements: Json[] = [];
+  if (auth.oauth2?.length) requirements.push({ oAuth2: [...auth.oauth2] });
+  if (auth.bearer) requirements.push({ bearerAuth: [] });
+  if (auth.anonymous) requirements.push({});
+  return requirements;
+}
+
+function securitySchemes(issuer: string): Json {
+  const scopes = (keep: (s: Scope) => boolean) => Object.fromEntries(ALL_SCOPES.filter(keep).map((s) => [s, SCOPES[s].meaning]));
+  return {
+    oAuth2: {
+      type: 'oauth2',
+      description: 'OAuth 2.0. Authorization code flow with PKCE (S256); client credentials for confidential clients.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${issuer}/auth/authorize`,
+          tokenUrl: `${issuer}/auth/token`,
+          refreshUrl: `${issuer}/auth/token`,
+          scopes: scopes((s) => SCOPES[s].authorizationCode),
+        },
+        clientCredentials: { tokenUrl: `${issuer}/auth/token`, scopes: scopes((s) => SCOPES[s].clientCredentials) },
+      },
+    },
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'An API key created in the dashboard, sent as Authorization: Bearer <API_KEY>. Legacy; OAuth 2.0 is preferred.',
+    },
   };
 }
 

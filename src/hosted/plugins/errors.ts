@@ -2,7 +2,7 @@
 // our own LoomError, Fastify's parsing and validation errors, or a bug (500, logged, no stack).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import { ERROR_CODES, OAUTH_ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
 import type { ErrorBody } from '../../contracts/schemas.ts';
 import { LoomError } from '../../core/errors.ts';
 
@@ -33,7 +33,10 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 };
 
 export function errorBody(code: ErrorCode, message: string, hint?: string): ErrorBody {
-  return hint ? { error: code, message, hint } : { error: code, message };
+  const body: ErrorBody = hint ? { error: code, message, hint } : { error: code, message };
+  // OAuth clients read error_description (RFC 6749 §5.2); everyone else reads message.
+  if (OAUTH_ERROR_CODES.has(code)) body.error_description = message;
+  return body;
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, hint?: string): FastifyReply {
@@ -161,6 +164,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const { status, body, internal } = describeError(error);
     if (internal) request.log.error({ err: error }, 'unhandled error');
+    // RFC 6749 §5.2: a failed Basic client authentication answers with the Basic challenge.
+    if (body.error === 'invalid_client' && request.basicAuth) reply.header('www-authenticate', 'Basic realm="loom"');
     reply.code(status).type('application/json; charset=utf-8').send(body);
   });
 

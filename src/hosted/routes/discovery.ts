@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import YAML from 'yaml';
+import type { ServiceUrls } from '../../core/urls.ts';
 import { buildLlmsTxt, buildSitemap } from '../docs/index-files.ts';
 import { buildOpenApi } from '../docs/openapi.ts';
 
@@ -7,12 +8,13 @@ import { buildOpenApi } from '../docs/openapi.ts';
  * The machine-readable description and index files, built from the operation table on first
  * request (the public URL may only be known once the server listens) and then reused.
  */
-export function registerDiscoveryRoutes(app: FastifyInstance, publicUrl: () => string, version: string): void {
+export function registerDiscoveryRoutes(app: FastifyInstance, urls: ServiceUrls, version: string): void {
+  const publicUrl = () => urls.publicUrl;
   const once = <T>(build: () => T) => {
     let value: T | undefined;
     return () => (value ??= build());
   };
-  const openapi = once(() => buildOpenApi(publicUrl(), version));
+  const openapi = once(() => buildOpenApi(publicUrl(), version, urls.issuer));
   const documents = {
     json: once(() => JSON.stringify(openapi(), null, 2)),
     yaml: once(() => YAML.stringify(openapi())),

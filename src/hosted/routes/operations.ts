@@ -10,7 +10,10 @@ import {
   type ApiVersion,
 } from '../../contracts/versioning.ts';
 import { LoomError } from '../../core/errors.ts';
+import type { TokenService } from '../../core/identity/tokens.ts';
+import type { ServiceUrls } from '../../core/urls.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
+import { authenticate } from '../plugins/authenticate.ts';
 
 interface Mount {
   prefix: string;
@@ -30,32 +33,42 @@ declare module 'fastify' {
   }
 }
 
-export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers): void {
+export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers, tokens: TokenService, urls: ServiceUrls): void {
   app.decorateRequest('apiVersion', 'v1');
-  for (const mount of MOUNTS) {
-    for (const operation of operations) {
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('basicAuth', undefined);
+  const routes = operations.flatMap((operation) => [
+    ...MOUNTS.map((mount) => ({ operation, mount, url: mount.prefix + operation.path })),
+    ...(operation.aliases ?? []).map((url) => ({ operation, mount: undefined, url })),
+  ]);
+  for (const { operation, mount, url } of routes) {
       const handler = handlers[operation.operationId] as (input: unknown, context: HandlerContext) => Promise<unknown>;
       app.route({
         method: operation.method,
-        url: mount.prefix + operation.path,
+        url,
         schema: {
           ...(requestSchema(operation) as object),
-          response: { [operation.success.status]: operation.success.schema },
+          ...(operation.success.status === 302 ? {} : { response: { [operation.success.status]: operation.success.schema } }),
         },
-        onRequest: mount.deprecated ? announceDeprecation(mount.prefix) : undefined,
-        // Version and content type are settled before the input is validated.
-        preValidation: [negotiateVersion(operation), checkContentType(operation)].filter((hook) => hook !== undefined),
+        onRequest: mount?.deprecated ? announceDeprecation(mount.prefix) : undefined,
+        // Version, credentials and content type are settled before the input is validated.
+        preValidation: [negotiateVersion(operation), authenticate(operation.auth, tokens, urls), checkContentType(operation)].filter(
+          (hook) => hook !== undefined,
+        ),
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const context: HandlerContext = {
             version: request.apiVersion,
             client: { ip: request.ip, userAgent: request.headers['user-agent'] },
+            principal: request.principal,
+            basicAuth: request.basicAuth,
           };
           const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+          if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
+          if (operation.success.status === 302) return reply.redirect((output as { location: string }).location, 302);
           reply.code(operation.success.status);
           return output;
         },
       });
-    }
   }
 }
 

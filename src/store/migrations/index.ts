@@ -1,5 +1,5 @@
 // Migrations, in order. Each takes the dialect so that types can differ where they must.
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../schema.ts';
 
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -22,5 +22,36 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0002_identity': {
+      async up(db: Kysely<any>) {
+        // Column names ending in `?` are nullable; every column is text (see schema.ts).
+        await createTextTable(db, 'signing_keys', ['kid'], ['private_jwk', 'public_jwk', 'created_at']);
+        await createTextTable(db, 'oauth_clients', ['client_id'], ['name', 'type', 'secret_hash?', 'redirect_uris', 'grant_types', 'scopes', 'created_at']);
+        await createTextTable(db, 'users', ['id'], ['login', 'name?', 'email?', 'created_at']);
+        await createTextTable(db, 'user_identities', ['provider', 'subject'], ['user_id']);
+        await createTextTable(db, 'grants', ['id'], ['client_id', 'user_id?', 'scope', 'created_at', 'revoked_at?']);
+        await createTextTable(db, 'authorization_codes', ['code_hash'], [
+          'client_id', 'user_id', 'redirect_uri', 'code_challenge?', 'scope', 'nonce?', 'expires_at', 'used_at?', 'grant_id?',
+        ]);
+        await createTextTable(db, 'refresh_tokens', ['token_hash'], ['grant_id', 'expires_at', 'used_at?']);
+        await createTextTable(db, 'api_keys', ['id'], ['user_id', 'name', 'scope', 'created_at', 'expires_at', 'revoked_at?']);
+        await createTextTable(db, 'sessions', ['id_hash'], ['user_id', 'csrf_token', 'created_at', 'expires_at']);
+        await createTextTable(db, 'login_states', ['state_hash'], [
+          'provider', 'source', 'callback_port?', 'scope', 'code_challenge?', 'client_state?', 'return_to?', 'provider_verifier', 'nonce', 'expires_at',
+        ]);
+        await db.schema.createIndex('users_email').on('users').column('email').execute();
+        await db.schema.createIndex('api_keys_user').on('api_keys').column('user_id').execute();
+        await db.schema.createIndex('refresh_tokens_grant').on('refresh_tokens').column('grant_id').execute();
+      },
+    },
   };
+}
+
+async function createTextTable(db: Kysely<any>, name: string, primaryKey: string[], columns: string[]): Promise<void> {
+  let table: CreateTableBuilder<string, string> = db.schema.createTable(name);
+  for (const column of [...primaryKey, ...columns]) {
+    const nullable = column.endsWith('?');
+    table = table.addColumn(column.replace(/\?$/, ''), 'text', (col) => (nullable ? col : col.notNull()));
+  }
+  await table.addPrimaryKeyConstraint(`${name}_pk`, primaryKey as never).execute();
 }

@@ -1,0 +1,86 @@
+// Authentication of the hosted API (interface.md, "Authentication"): scopes, the schemes an
+// operation accepts, and the OAuth wire formats.
+import { Type, type Static } from 'typebox';
+import { StringEnum } from './schema-helpers.ts';
+
+/** Every scope, what it grants and which flows may ask for it. */
+export const SCOPES = {
+  openid: { meaning: 'ID token', authorizationCode: true, clientCredentials: false },
+  profile: { meaning: 'user name', authorizationCode: true, clientCredentials: false },
+  email: { meaning: 'user email', authorizationCode: true, clientCredentials: false },
+  'read:downloads': { meaning: 'list downloads', authorizationCode: true, clientCredentials: true },
+  'read:models': { meaning: 'list models', authorizationCode: true, clientCredentials: true },
+  'read:health': { meaning: 'health check', authorizationCode: true, clientCredentials: true },
+  'write:feedback': { meaning: 'submit feedback', authorizationCode: true, clientCredentials: true },
+  'write:composer': { meaning: 'create composer sessions', authorizationCode: true, clientCredentials: false },
+  'read:tab': { meaning: 'tab completion', authorizationCode: true, clientCredentials: false },
+} as const satisfies Record<string, { meaning: string; authorizationCode: boolean; clientCredentials: boolean }>;
+
+export type Scope = keyof typeof SCOPES;
+export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
+export const CLIENT_CREDENTIALS_SCOPES = ALL_SCOPES.filter((s) => SCOPES[s].clientCredentials);
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPES, value);
+}
+
+/**
+ * What an operation accepts. `oauth2`: an OAuth access token carrying one of these scopes;
+ * `bearer`: an API key (bearerAuth); `anonymous`: no credentials at all.
+ * A credential that is presented is always checked, even where none is required.
+ */
+export interface OperationAuth {
+  oauth2?: readonly Scope[];
+  bearer?: boolean;
+  anonymous?: boolean;
+  /** `Authorization: Basic` carries OAuth client credentials (the token endpoint). */
+  clientBasic?: boolean;
+}
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+/**
+ * POST /auth/token (form). `code` is listed as required by the interface; it is required and
+ * used only by authorization_code, and ignored by the other grants (docs/auth.md).
+ */
+export const TokenRequest = Type.Object(
+  {
+    grant_type: StringEnum(GRANT_TYPES),
+    code: Type.Optional(Type.String({ maxLength: 512 })),
+    redirect_uri: Type.Optional(Type.String({ maxLength: 2048 })),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 512 })),
+    code_verifier: Type.Optional(Type.String({ maxLength: 512 })),
+    refresh_token: Type.Optional(Type.String({ maxLength: 512 })),
+    scope: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false, title: 'TokenRequest' },
+);
+export type TokenRequest = Static<typeof TokenRequest>;
+
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds until the access token expires.' }),
+    refresh_token: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String({ description: 'Space-delimited granted scopes.' })),
+    id_token: Type.Optional(Type.String()),
+  },
+  { title: 'TokenResponse' },
+);
+export type TokenResponse = Static<typeof TokenResponse>;
+
+export const SIGN_IN_SOURCES = ['web', 'cli', 'desktop'] as const;
+export type SignInSource = (typeof SIGN_IN_SOURCES)[number];
+
+export const CodeHostAuthQuery = Type.Object({
+  source: Type.Optional(StringEnum(SIGN_IN_SOURCES, { description: 'cli and desktop are for headless use: the code is sent to a loopback callbackPort.' })),
+  callbackPort: Type.Optional(Type.String({ pattern: '^[0-9]{4,5}$', description: 'Loopback port of the CLI or desktop app (cli/desktop).' })),
+  scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Space-delimited OAuth scopes.' })),
+  code_challenge: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'PKCE S256 challenge (base64url of SHA-256 of the verifier).' })),
+  state: Type.Optional(Type.String({ maxLength: 500, description: 'Returned unchanged to the callback (extension).' })),
+  return_to: Type.Optional(Type.String({ maxLength: 2000, description: 'web only: a path on this server to return to after sign-in.' })),
+});
+export type CodeHostAuthQuery = Static<typeof CodeHostAuthQuery>;

@@ -1,0 +1,140 @@
+// Signing in through a provider (the code host, or OpenID Connect): remember what the caller
+// asked for under a single-use state, send the user to the provider, and on its callback
+// create or link the user and finish our own flow — a PKCE-bound code for the CLI or desktop
+// app on its loopback port, or a dashboard session for the web.
+import type { CodeHostAuthQuery, SignInSource } from '../../contracts/auth.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { ServiceUrls } from '../urls.ts';
+import { LoomError } from '../errors.ts';
+import { CLI_CLIENT } from './clients.ts';
+import type { SignInProvider } from './codehost.ts';
+import type { OAuthServer } from './oauth-server.ts';
+import type { LoginStateRepository, UserRecord } from './records.ts';
+import { hashToken, randomToken } from './secrets.ts';
+import { parseScope } from './tokens.ts';
+import type { UserDirectory } from './users.ts';
+
+const STATE_LIFETIME_SECONDS = 600;
+export const DEFAULT_RETURN_PATH = '/dashboard';
+
+export type SignInResult =
+  | { kind: 'loopback'; location: string; user: UserRecord }
+  | { kind: 'web'; location: string; user: UserRecord };
+
+/** Shown as an error page by the callback: never redirected anywhere. */
+export class SignInError extends Error {}
+
+export interface SignInDeps {
+  providers: ReadonlyMap<string, SignInProvider>;
+  states: LoginStateRepository;
+  users: UserDirectory;
+  oauth: OAuthServer;
+  urls: ServiceUrls;
+  clock?: Clock;
+}
+
+export class SignInService {
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: SignInDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
+
+  hasProvider(providerId: string): boolean {
+    return this.deps.providers.has(providerId);
+  }
+
+  /** Checks the request and returns the provider's authorize URL to redirect to. */
+  async start(providerId: string, query: CodeHostAuthQuery): Promise<string> {
+    const provider = this.provider(providerId);
+    const source: SignInSource = query.source ?? 'web';
+    const scope = this.checkScope(query.scope);
+    const headless = source !== 'web';
+    if (headless) {
+      if (!query.callbackPort) throw invalid('callbackPort is required when source is cli or desktop.');
+      const port = Number(query.callbackPort);
+      if (port < 1024 || port > 65535) throw invalid('callbackPort must be between 1024 and 65535.');
+      if (!query.code_challenge) throw invalid('code_challenge (PKCE, S256) is required when source is cli or desktop.');
+    } else {
+      if (query.callbackPort || query.code_challenge) throw invalid('callbackPort and code_challenge are for source=cli or desktop.');
+      if (query.return_to !== undefined && !isLocalPath(query.return_to)) throw invalid('return_to must be a path on this server, like /dashboard.');
+    }
+    const state = randomToken(32);
+    const record = {
+      stateHash: hashToken(state),
+      provider: providerId,
+      source,
+      callbackPort: headless ? query.callbackPort! : null,
+      scope,
+      codeChallenge: headless ? query.code_challenge! : null,
+      clientState: query.state ?? null,
+      returnTo: headless ? null : (query.return_to ?? DEFAULT_RETURN_PATH),
+      providerVerifier: randomToken(48),
+      nonce: randomToken(16),
+      expiresAt: new Date(this.clock.now() + STATE_LIFETIME_SECONDS * 1000).toISOString(),
+    };
+    await this.deps.states.add(record);
+    return provider.authorizeUrl({ state, redirectUri: this.callbackUrl(providerId), codeVerifier: record.providerVerifier, nonce: record.nonce });
+  }
+
+  /** The provider's callback. Errors are SignInError (an error page), never a redirect. */
+  async complete(providerId: string, params: { code?: string; state?: string; error?: string }): Promise<SignInResult> {
+    const provider = this.provider(providerId);
+    if (!params.state) throw new SignInError('The sign-in response has no state.');
+    const pending = await this.deps.states.take(hashToken(params.state));
+    if (!pending || pending.provider !== providerId) throw new SignInError('This sign-in link is not valid or was already used. Start again.');
+    if (pending.expiresAt <= new Date(this.clock.now()).toISOString()) throw new SignInError('This sign-in took too long. Start again.');
+    if (params.error || !params.code) throw new SignInError(`The provider did not sign you in${params.error ? ` (${params.error.slice(0, 100)})` : ''}.`);
+    const identity = await provider.identify({
+      code: params.code,
+      redirectUri: this.callbackUrl(providerId),
+      codeVerifier: pending.providerVerifier,
+      nonce: pending.nonce,
+    });
+    const user = await this.deps.users.signIn(identity);
+    if (pending.source === 'web') return { kind: 'web', location: pending.returnTo ?? DEFAULT_RETURN_PATH, user };
+
+    const redirectUri = `http://127.0.0.1:${pending.callbackPort}/callback`;
+    const code = await this.deps.oauth.issueCode({
+      clientId: CLI_CLIENT.clientId,
+      userId: user.id,
+      redirectUri,
+      codeChallenge: pending.codeChallenge!,
+      scope: pending.scope,
+      nonce: null,
+    });
+    const location = new URL(redirectUri);
+    location.searchParams.set('code', code);
+    if (pending.clientState) location.searchParams.set('state', pending.clientState);
+    location.searchParams.set('iss', this.deps.urls.issuer);
+    return { kind: 'loopback', location: location.toString(), user };
+  }
+
+  /** Our callback URL, as registered at the provider. */
+  callbackUrl(providerId: string): string {
+    return `${this.deps.urls.publicUrl}/auth/${providerId}/callback`;
+  }
+
+  private provider(providerId: string): SignInProvider {
+    const provider = this.deps.providers.get(providerId);
+    if (!provider) throw new LoomError('not_found', `Sign-in with ${providerId} is not configured on this server.`, 'See docs/auth.md.');
+    return provider;
+  }
+
+  private checkScope(requested: string | undefined): string {
+    const asked = parseScope(requested);
+    if (asked.length === 0) return CLI_CLIENT.scopes.join(' ');
+    const refused = asked.filter((s) => !(CLI_CLIENT.scopes as string[]).includes(s));
+    if (refused.length) throw new LoomError('invalid_scope', `Unknown or unavailable scope: ${refused.join(' ')}.`);
+    return [...new Set(asked)].join(' ');
+  }
+}
+
+function invalid(message: string): LoomError {
+  return new LoomError('validation_error', message);
+}
+
+/** A path on this server: `/x`, never `//host` or `/\host` (which browsers treat as another host). */
+export function isLocalPath(path: string): boolean {
+  return /^\/(?![/\\])[^\s]*$/.test(path) && !path.includes('\\');
+}

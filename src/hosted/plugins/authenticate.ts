@@ -1,0 +1,81 @@
+// The per-operation authentication table (contracts/auth.ts OperationAuth), enforced in one
+// place: bearer tokens are verified, scopes checked, and refusals carry WWW-Authenticate
+// with the protected-resource metadata URL (RFC 9728, RFC 6750 §3).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OperationAuth } from '../../contracts/auth.ts';
+import { LoomError } from '../../core/errors.ts';
+import type { Principal, TokenService } from '../../core/identity/tokens.ts';
+import type { ServiceUrls } from '../../core/urls.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    basicAuth?: { username: string; password: string };
+  }
+}
+
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+export function authenticate(auth: OperationAuth, tokens: TokenService, urls: ServiceUrls) {
+  const acceptsTokens = Boolean(auth.oauth2?.length || auth.bearer);
+  const challenge = (reply: FastifyReply, extra: Record<string, string> = {}) => {
+    const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + PROTECTED_RESOURCE_PATH };
+    reply.header('www-authenticate', `Bearer ${Object.entries(params).map(([k, v]) => `${k}="${v}"`).join(', ')}`);
+  };
+
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (typeof request.query === 'object' && request.query && 'access_token' in request.query) {
+      throw new LoomError('invalid_request', 'Bearer tokens are not accepted in the query string.', 'Send Authorization: Bearer <token>.');
+    }
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      if (auth.anonymous) return;
+      challenge(reply);
+      throw new LoomError('unauthorized', 'This operation needs a bearer token.', 'Sign in with `loom login`, or create an API key in the dashboard.');
+    }
+    const [scheme = '', ...rest] = header.trim().split(/\s+/);
+    const credentials = rest.join(' ');
+    if (auth.clientBasic && scheme.toLowerCase() === 'basic') {
+      request.basicAuth = parseBasic(credentials);
+      return;
+    }
+    if (!acceptsTokens) return; // credentials are neither needed nor used here
+    if (scheme.toLowerCase() !== 'bearer' || !credentials || rest.length !== 1) {
+      challenge(reply, { error: 'invalid_request' });
+      throw new LoomError('invalid_token', 'The Authorization header must be "Bearer <token>".');
+    }
+    let principal: Principal;
+    try {
+      principal = await tokens.verify(credentials);
+    } catch (error) {
+      if (error instanceof LoomError && error.code === 'invalid_token') challenge(reply, { error: 'invalid_token', error_description: error.message });
+      throw error;
+    }
+    if (principal.kind === 'api_key' && !auth.bearer) {
+      challenge(reply, { error: 'invalid_token', error_description: 'API keys are not accepted here' });
+      throw new LoomError('invalid_token', 'API keys are not accepted by this operation.', 'Use an OAuth access token, or no credentials.');
+    }
+    const needed = auth.oauth2 ?? [];
+    if (needed.length && !needed.some((scope) => principal.scopes.has(scope))) {
+      const scope = needed.join(' ');
+      challenge(reply, { error: 'insufficient_scope', scope });
+      throw new LoomError('insufficient_scope', `The token lacks the scope ${scope}.`, `Ask for ${scope} when signing in.`);
+    }
+    request.principal = principal;
+  };
+}
+
+function parseBasic(credentials: string): { username: string; password: string } {
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new LoomError('invalid_client', 'Malformed Basic credentials.');
+  // RFC 6749 §2.3.1: client id and secret are form-urlencoded before Basic encoding.
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      throw new LoomError('invalid_client', 'Malformed Basic credentials.');
+    }
+  };
+  return { username: decode(decoded.slice(0, colon)), password: decode(decoded.slice(colon + 1)) };
+}
