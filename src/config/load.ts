@@ -18,6 +18,8 @@ export interface LoomConfig {
   authUrl?: string;
   /** Sign-in through the code host; present when its client id and secret are set. */
   codehost?: { clientId: string; clientSecret: string; url: string; apiUrl: string };
+  /** Sign-in through an OpenID Connect provider; present when issuer, client id and secret are set. */
+  oidc?: { issuer: string; clientId: string; clientSecret: string };
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   databaseUrl?: string;
@@ -80,6 +82,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     publicUrl: get<string | undefined>('publicUrl') && stripTrailingSlash(get<string>('publicUrl')),
     authUrl: get<string | undefined>('authUrl') && stripTrailingSlash(get<string>('authUrl')),
     codehost: codehostConfig(get),
+    oidc: oidcConfig(get),
     rateLimit: { max: get('rateLimit.max'), windowSeconds: get('rateLimit.windowSeconds') },
     trustProxy: get('trustProxy'),
     databaseUrl: get('databaseUrl'),
@@ -97,6 +100,15 @@ function codehostConfig(get: <T>(key: SettingKey) => T): LoomConfig['codehost'] 
   if (!clientId && !clientSecret) return undefined;
   if (!clientId || !clientSecret) throw new ConfigError('LOOM_CODEHOST_CLIENT_ID and LOOM_CODEHOST_CLIENT_SECRET must be set together');
   return { clientId, clientSecret, url: get('codehost.url'), apiUrl: get('codehost.apiUrl') };
+}
+
+function oidcConfig(get: <T>(key: SettingKey) => T): LoomConfig['oidc'] {
+  const issuer = get<string | undefined>('oidc.issuer');
+  const clientId = get<string | undefined>('oidc.clientId');
+  const clientSecret = get<string | undefined>('oidc.clientSecret');
+  if (!issuer && !clientId && !clientSecret) return undefined;
+  if (!issuer || !clientId || !clientSecret) throw new ConfigError('LOOM_OIDC_ISSUER, LOOM_OIDC_CLIENT_ID and LOOM_OIDC_CLIENT_SECRET must be set together');
+  return { issuer: stripTrailingSlash(issuer), clientId, clientSecret };
 }
 
 function readConfigFile(explicit: string | undefined, env: Env): { file?: string; values: Map<string, Raw> } {

@@ -92,6 +92,27 @@ export const SETTINGS = [
     description: 'API address of the code host: `https://HOST/api/v3` for GitHub Enterprise, `https://HOST/api/v1` for Gitea and Forgejo.',
   },
   {
+    key: 'oidc.issuer',
+    kind: { type: 'url', protocols: ['http:', 'https:'] },
+    env: ['LOOM_OIDC_ISSUER'],
+    defaultText: 'unset: OpenID Connect sign-in is off',
+    description: 'Issuer of an OpenID Connect provider (Keycloak, Authentik, Okta, Google, …); its discovery document is read from `<issuer>/.well-known/openid-configuration`. Callback URL: `<public URL>/auth/oidc/callback`.',
+  },
+  {
+    key: 'oidc.clientId',
+    kind: { type: 'string' },
+    env: ['LOOM_OIDC_CLIENT_ID'],
+    defaultText: 'unset',
+    description: 'Client id registered at the OpenID Connect provider.',
+  },
+  {
+    key: 'oidc.clientSecret',
+    kind: { type: 'string' },
+    env: ['LOOM_OIDC_CLIENT_SECRET'],
+    defaultText: 'unset',
+    description: 'Client secret registered at the OpenID Connect provider.',
+  },
+  {
     key: 'rateLimit.max',
     kind: { type: 'integer', min: 1, max: 1_000_000_000 },
     flag: '--rate-limit',

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, meaning: 'Credentials are required; see WWW-Authenticate.' },
   invalid_token: { status: 401, meaning: 'The bearer token is malformed, expired, revoked or not accepted here.' },
   insufficient_scope: { status: 403, meaning: 'The token lacks the scope named in the message and WWW-Authenticate.' },
+  forbidden: { status: 403, meaning: 'The request is refused: a dashboard write without a valid CSRF token, or from another origin.' },
   not_found: { status: 404, meaning: 'No such route, product or asset, or upstream says the release is missing.' },
   method_not_allowed: { status: 405, meaning: 'The path exists but not with this method; see the Allow header.' },
   payload_too_large: { status: 413, meaning: 'The body is larger than the server accepts.' },

@@ -165,6 +165,21 @@ export const startCodeHostAuth = defineOperation({
   errors: ['validation_error', 'invalid_scope', 'not_found', 'unsupported_version'],
 });
 
+export const startOidcAuth = defineOperation({
+  operationId: 'startOidcAuth',
+  method: 'GET',
+  path: '/auth/oidc',
+  summary: 'Sign in through OpenID Connect',
+  description:
+    "The interface's second sign-in provider: any OpenID Connect provider configured by its issuer (LOOM_OIDC_*). Takes the same parameters and ends the same way as startCodeHostAuth.",
+  tag: 'Authentication',
+  versions: ['v1'],
+  auth: { anonymous: true },
+  request: { query: CodeHostAuthQuery },
+  success: { status: 302, description: "Redirect to the provider's authorize page.", schema: Type.Object({ location: Type.String() }) },
+  errors: ['validation_error', 'invalid_scope', 'not_found', 'upstream_unavailable', 'unsupported_version'],
+});
+
 export const exchangeToken = defineOperation({
   operationId: 'exchangeToken',
   method: 'POST',
@@ -183,7 +198,16 @@ export const exchangeToken = defineOperation({
 });
 
 /** Every operation, in the order of interface.md. */
-export const operations = [getHealth, listDownloads, getDownloadAsset, listModels, submitFeedback, startCodeHostAuth, exchangeToken] as const;
+export const operations = [
+  getHealth,
+  listDownloads,
+  getDownloadAsset,
+  listModels,
+  submitFeedback,
+  startCodeHostAuth,
+  startOidcAuth,
+  exchangeToken,
+] as const;
 
 export type AnyOperation = (typeof operations)[number];
 export type OperationId = AnyOperation['operationId'];

@@ -7,6 +7,7 @@ import { loadCatalog } from '../core/catalog/load.ts';
 import { FeedbackService } from '../core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
 import { createIdentity } from '../core/identity/index.ts';
+import { OidcProvider } from '../core/identity/oidc.ts';
 import { ReleaseChecker } from '../core/releases/release-checker.ts';
 import { MutableServiceUrls } from '../core/urls.ts';
 import { openStore, type Store } from '../store/index.ts';
@@ -69,7 +70,10 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
 
 /** The sign-in providers the configuration enables. */
 export function signInProviders(config: LoomConfig): SignInProvider[] {
-  return config.codehost ? [new CodeHostProvider({ ...config.codehost, webUrl: config.codehost.url })] : [];
+  const providers: SignInProvider[] = [];
+  if (config.codehost) providers.push(new CodeHostProvider({ ...config.codehost, webUrl: config.codehost.url }));
+  if (config.oidc) providers.push(new OidcProvider(config.oidc));
+  return providers;
 }
 
 /** A Redis client tuned for rate limiting: fail fast rather than queue while disconnected. */

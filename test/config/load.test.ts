@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       authUrl: undefined,
       codehost: undefined,
+      oidc: undefined,
       rateLimit: { max: 100, windowSeconds: 60 },
       trustProxy: false,
       databaseUrl: undefined,

@@ -9,7 +9,8 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { loadCatalog } from '../../src/core/catalog/load.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
 import { FeedbackService } from '../../src/core/feedback/feedback.ts';
-import { CodeHostProvider } from '../../src/core/identity/codehost.ts';
+import { CodeHostProvider, type SignInProvider } from '../../src/core/identity/codehost.ts';
+import { OidcProvider } from '../../src/core/identity/oidc.ts';
 import { createIdentity, type Identity } from '../../src/core/identity/index.ts';
 import { MutableServiceUrls } from '../../src/core/urls.ts';
 import { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
@@ -30,6 +31,8 @@ export interface TestHostedOptions {
   authUrl?: string;
   /** Sign-in through a code host at these addresses (a fake one on loopback in tests). */
   codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string };
+  /** Sign-in through an OpenID Connect provider (a fake one on loopback in tests). */
+  oidc?: { issuer: string; clientId: string; clientSecret: string };
   clock?: ManualClock;
 }
 
@@ -48,16 +51,18 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock();
   const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
   const urls = new MutableServiceUrls(options.publicUrl ?? 'http://127.0.0.1', options.authUrl);
-  const providers = options.codehost
-    ? [
-        new CodeHostProvider({
-          clientId: options.codehost.clientId ?? 'codehost-client',
-          clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
-          webUrl: options.codehost.url,
-          apiUrl: options.codehost.apiUrl,
-        }),
-      ]
-    : [];
+  const providers: SignInProvider[] = [];
+  if (options.codehost) {
+    providers.push(
+      new CodeHostProvider({
+        clientId: options.codehost.clientId ?? 'codehost-client',
+        clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
+        webUrl: options.codehost.url,
+        apiUrl: options.codehost.apiUrl,
+      }),
+    );
+  }
+  if (options.oidc) providers.push(new OidcProvider(options.oidc));
   const identity = await createIdentity(store, { urls, providers, clock });
   const app = await buildHostedApp({
     services: {

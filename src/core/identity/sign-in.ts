@@ -44,6 +44,11 @@ export class SignInService {
     return this.deps.providers.has(providerId);
   }
 
+  /** The configured providers, the code host first. */
+  providerIds(): string[] {
+    return [...this.deps.providers.keys()];
+  }
+
   /** Checks the request and returns the provider's authorize URL to redirect to. */
   async start(providerId: string, query: CodeHostAuthQuery): Promise<string> {
     const provider = this.provider(providerId);

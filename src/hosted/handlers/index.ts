@@ -63,6 +63,8 @@ export function createHandlers(services: HandlerServices): Handlers {
 
     startCodeHostAuth: async ({ query }) => ({ location: await identity.signIn.start('codehost', query) }),
 
+    startOidcAuth: async ({ query }) => ({ location: await identity.signIn.start('oidc', query) }),
+
     exchangeToken: async ({ body }, { basicAuth }) => {
       if (basicAuth && (body.client_secret || (body.client_id && body.client_id !== basicAuth.username))) {
         throw new LoomError('invalid_request', 'Send client credentials once: in Authorization: Basic or in the body, not both.');

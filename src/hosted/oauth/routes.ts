@@ -34,9 +34,9 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
     }
     const signedIn = await identity.sessions.resolve(readCookie(request, SESSION_COOKIE));
     if (!signedIn) {
-      if (!identity.signIn.hasProvider('codehost')) return showError(reply, 503, 'Sign-in unavailable', 'No sign-in provider is configured on this server.');
-      const returnTo = request.url;
-      return reply.redirect(`${API_PREFIX}/auth/codehost?${new URLSearchParams({ source: 'web', return_to: returnTo })}`, 302);
+      const [provider] = identity.signIn.providerIds();
+      if (!provider) return showError(reply, 503, 'Sign-in unavailable', 'No sign-in provider is configured on this server.');
+      return reply.redirect(`${API_PREFIX}/auth/${provider}?${new URLSearchParams({ source: 'web', return_to: request.url })}`, 302);
     }
     // Clients are registered by the operator, so signed-in users are not asked again to consent.
     const code = await identity.oauth.issueCode({
