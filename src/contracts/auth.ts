@@ -40,13 +40,18 @@ export interface OperationAuth {
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
+export function isGrantType(value: string): value is GrantType {
+  return (GRANT_TYPES as readonly string[]).includes(value);
+}
+
 /**
  * POST /auth/token (form). `code` is listed as required by the interface; it is required and
  * used only by authorization_code, and ignored by the other grants (docs/auth.md).
  */
 export const TokenRequest = Type.Object(
   {
-    grant_type: StringEnum(GRANT_TYPES),
+    // A string, not an enum: an unknown grant is OAuth's unsupported_grant_type, not a validation error.
+    grant_type: Type.String({ maxLength: 100, description: `One of: ${GRANT_TYPES.join(', ')}.`, examples: [...GRANT_TYPES] }),
     code: Type.Optional(Type.String({ maxLength: 512 })),
     redirect_uri: Type.Optional(Type.String({ maxLength: 2048 })),
     client_id: Type.Optional(Type.String({ maxLength: 200 })),

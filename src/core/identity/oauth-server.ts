@@ -1,7 +1,7 @@
 // The authorization server's grants (RFC 6749 + OAuth 2.1 + RFC 9700): authorization codes
 // with PKCE (S256 only), refresh token rotation with reuse detection, client credentials.
 import { randomUUID } from 'node:crypto';
-import { CLIENT_CREDENTIALS_SCOPES, isScope, type Scope, type TokenRequest, type TokenResponse } from '../../contracts/auth.ts';
+import { CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, isGrantType, isScope, type Scope, type TokenRequest, type TokenResponse } from '../../contracts/auth.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import type { ClientRegistry } from './clients.ts';
@@ -92,6 +92,7 @@ export class OAuthServer {
 
   /** POST /auth/token. `client` is already authenticated (ClientRegistry.authenticate). */
   async token(request: TokenRequest, client: ClientRecord): Promise<TokenResponse> {
+    if (!isGrantType(request.grant_type)) throw oauthError('unsupported_grant_type', `Unsupported grant_type ${JSON.stringify(request.grant_type.slice(0, 40))}; use ${GRANT_TYPES.join(', ')}.`);
     if (!client.grantTypes.includes(request.grant_type)) throw oauthError('unauthorized_client', `This client may not use the ${request.grant_type} grant.`);
     switch (request.grant_type) {
       case 'authorization_code':
