@@ -14,6 +14,7 @@ import { registerRateLimit } from './plugins/rate-limit/index.ts';
 import { registerValidation } from './plugins/validation.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
+import { registerDashboard } from './web/dashboard.ts';
 
 export interface HostedAppOptions {
   services: HandlerServices;
@@ -55,6 +56,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   const { identity } = options.services;
   registerOperationRoutes(app, createHandlers(options.services), identity.tokens, options.urls);
   registerOAuthRoutes(app, identity);
+  registerDashboard(app, identity, options.clock);
   registerDiscoveryRoutes(app, options.urls, options.version);
   return app;
 }

@@ -14,15 +14,17 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
-export function page(title: string, body: string): string {
+/** A whole page; `head` is trusted markup for <head> (meta tags, a script by URL), built by the caller with escapeHtml. */
+export function page(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Loom</title>
+<link rel="icon" href="/dashboard/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/style.css">
-</head>
+${head}</head>
 <body>
 <main>
 ${body}
