@@ -44,7 +44,11 @@ export function openDatabase(options: StoreOptions): OpenedDatabase {
 /** Brings the schema up to date; safe to run on every start and from several processes. */
 export async function migrateToLatest(opened: OpenedDatabase): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(opened.dialect) };
-  const migrator = new Migrator({ db: opened.db, provider });
+  // Kysely looks for its bookkeeping tables in every schema it can see; pin them to ours, or a
+  // database holding several Loom schemas would find another schema's tables.
+  const migrationTableSchema =
+    opened.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db: opened.db, provider, migrationTableSchema });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }

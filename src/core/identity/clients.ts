@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isScope, type GrantType, type Scope } from '../../contracts/auth.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
-import type { ClientRecord, ClientRepository } from './records.ts';
+import type { ClientRecord, ClientRepository, GrantRepository } from './records.ts';
 import { constantTimeEqual, hashToken, randomToken } from './secrets.ts';
 
 export const CLI_CLIENT_ID = 'loom-cli';
@@ -72,6 +72,7 @@ export interface NewClient {
 export class ClientRegistry {
   constructor(
     private readonly repository: ClientRepository,
+    private readonly grants: Pick<GrantRepository, 'revokeGrantsOfClient'>,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -118,9 +119,12 @@ export class ClientRegistry {
     return { client, clientSecret };
   }
 
-  remove(clientId: string): Promise<boolean> {
+  /** Removes a client and revokes every token issued to it, at once. */
+  async remove(clientId: string): Promise<boolean> {
     if (clientId === CLI_CLIENT_ID) throw new LoomError('validation_error', 'The built-in client loom-cli cannot be removed.');
-    return this.repository.remove(clientId);
+    const removed = await this.repository.remove(clientId);
+    if (removed) await this.grants.revokeGrantsOfClient(clientId, new Date(this.clock.now()).toISOString());
+    return removed;
   }
 
   /** Token endpoint client authentication: a confidential client must prove its secret. */

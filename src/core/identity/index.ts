@@ -63,7 +63,7 @@ export async function createIdentity(repositories: IdentityRepositories, options
     accessTokenSeconds: options.accessTokenSeconds,
     clock,
   });
-  const clients = new ClientRegistry(repositories.clients, clock);
+  const clients = new ClientRegistry(repositories.clients, repositories.grants, clock);
   const oauth = new OAuthServer(clients, repositories.grants, tokens, clock);
   const signIn = new SignInService({
     providers: new Map(options.providers.map((p) => [p.id, p])),

@@ -12,6 +12,9 @@ import { parseScope, type TokenService } from './tokens.ts';
 
 export const CODE_LIFETIME_SECONDS = 60;
 
+/** Attached to a code by a replay that came before the first redemption attached its grant. */
+const REPLAYED_CODE = 'replayed';
+
 /** An authorization request that passed every check, ready for the user's consent. */
 export interface AuthorizationRequest {
   client: ClientRecord;
@@ -60,6 +63,7 @@ export class OAuthServer {
     if (!redirectUri) throw new AuthorizePageError('redirect_uri is required.');
     if (!redirectUriMatches(client.redirectUris, redirectUri)) throw new AuthorizePageError('redirect_uri is not registered for this client.');
     const back = { redirectUri, state: query.state ?? null };
+    if (!query.response_type) throw new AuthorizeRedirectError('invalid_request', 'response_type is required (code).', back);
     if (query.response_type !== 'code') {
       throw new AuthorizeRedirectError('unsupported_response_type', 'Only response_type=code is supported (no implicit grant).', back);
     }
@@ -111,8 +115,11 @@ export class OAuthServer {
     if (!claim) throw oauthError('invalid_grant', 'The authorization code is not valid.');
     const code = claim.record;
     if (!claim.firstUse) {
-      // A code presented twice was intercepted: revoke what the first redemption issued.
-      if (code.grantId) await this.grants.revokeGrant(code.grantId, now);
+      // A code presented twice was intercepted: revoke what the first redemption issued. If
+      // that one is still under way (no grant attached yet), mark the code: it then revokes
+      // its own grant.
+      const attached = await this.grants.attachGrantToCode(code.codeHash, REPLAYED_CODE);
+      if (attached && attached !== REPLAYED_CODE) await this.grants.revokeGrant(attached, now);
       throw oauthError('invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.');
     }
     if (code.expiresAt <= now) throw oauthError('invalid_grant', 'The authorization code has expired.');
@@ -127,7 +134,10 @@ export class OAuthServer {
       }
     }
     const grant = await this.newGrant(client.clientId, code.userId, code.scope);
-    await this.grants.attachGrantToCode(code.codeHash, grant.id);
+    if ((await this.grants.attachGrantToCode(code.codeHash, grant.id)) !== grant.id) {
+      await this.grants.revokeGrant(grant.id, now);
+      throw oauthError('invalid_grant', 'The authorization code was presented twice; the tokens issued for it are revoked.');
+    }
     return this.tokens.issue(grant, { refresh: client.grantTypes.includes('refresh_token'), nonce: code.nonce });
   }
 

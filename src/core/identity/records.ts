@@ -104,10 +104,15 @@ export interface GrantRepository {
   createGrant(grant: GrantRecord): Promise<void>;
   getGrant(id: string): Promise<GrantRecord | undefined>;
   revokeGrant(id: string, at: string): Promise<void>;
+  revokeGrantsOfClient(clientId: string, at: string): Promise<void>;
   saveCode(code: AuthorizationCodeRecord): Promise<void>;
   /** Marks the code used (atomically: one caller wins) and returns it. */
   claimCode(codeHash: string, at: string): Promise<Claim<AuthorizationCodeRecord> | undefined>;
-  attachGrantToCode(codeHash: string, grantId: string): Promise<void>;
+  /**
+   * Attaches a grant to a used code unless one is attached already (atomically: one caller
+   * wins) and returns the grant id attached now.
+   */
+  attachGrantToCode(codeHash: string, grantId: string): Promise<string | null>;
   saveRefreshToken(token: RefreshTokenRecord): Promise<void>;
   /** Marks the refresh token used (atomically) and returns it. */
   claimRefreshToken(tokenHash: string, at: string): Promise<Claim<RefreshTokenRecord> | undefined>;

@@ -139,7 +139,11 @@ function invalid(message: string): LoomError {
   return new LoomError('validation_error', message);
 }
 
-/** A path on this server: `/x`, never `//host` or `/\host` (which browsers treat as another host). */
+/**
+ * A path on this server: `/x`, never `//host` or `/\host` (which browsers treat as another host).
+ * Printable ASCII only: it becomes a Location header, where control characters (and anything
+ * beyond Latin-1) make Node throw, and where browsers drop tabs and newlines (`/\t/host`).
+ */
 export function isLocalPath(path: string): boolean {
-  return /^\/(?![/\\])[^\s]*$/.test(path) && !path.includes('\\');
+  return /^\/(?![/\\])[\x21-\x7e]*$/.test(path) && !path.includes('\\');
 }

@@ -36,7 +36,13 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
     const [scheme = '', ...rest] = header.trim().split(/\s+/);
     const credentials = rest.join(' ');
     if (auth.clientBasic && scheme.toLowerCase() === 'basic') {
-      request.basicAuth = parseBasic(credentials);
+      try {
+        request.basicAuth = parseBasic(credentials);
+      } catch (error) {
+        // RFC 6749 §5.2: a failed attempt at Basic client authentication answers with its challenge.
+        reply.header('www-authenticate', 'Basic realm="loom"');
+        throw error;
+      }
       return;
     }
     if (!acceptsTokens) return; // credentials are neither needed nor used here

@@ -182,6 +182,10 @@ export class SqlGrantRepository implements GrantRepository {
     await reach(() => this.db.updateTable('grants').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute());
   }
 
+  async revokeGrantsOfClient(clientId: string, at: string): Promise<void> {
+    await reach(() => this.db.updateTable('grants').set({ revoked_at: at }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute());
+  }
+
   async saveCode(code: AuthorizationCodeRecord): Promise<void> {
     await reach(() =>
       this.db
@@ -210,8 +214,12 @@ export class SqlGrantRepository implements GrantRepository {
     });
   }
 
-  async attachGrantToCode(codeHash: string, grantId: string): Promise<void> {
-    await reach(() => this.db.updateTable('authorization_codes').set({ grant_id: grantId }).where('code_hash', '=', codeHash).execute());
+  async attachGrantToCode(codeHash: string, grantId: string): Promise<string | null> {
+    return reach(async () => {
+      await this.db.updateTable('authorization_codes').set({ grant_id: grantId }).where('code_hash', '=', codeHash).where('grant_id', 'is', null).execute();
+      const row = await this.db.selectFrom('authorization_codes').select('grant_id').where('code_hash', '=', codeHash).executeTakeFirst();
+      return row?.grant_id ?? null;
+    });
   }
 
   async saveRefreshToken(token: RefreshTokenRecord): Promise<void> {
