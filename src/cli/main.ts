@@ -4,6 +4,7 @@ import { LOOM_VERSION } from '../config/version.ts';
 import { CatalogError } from '../core/catalog/load.ts';
 import { LoomError } from '../core/errors.ts';
 import { adminCommand } from './commands/admin.ts';
+import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { upCommand } from './commands/up.ts';
 
@@ -13,7 +14,10 @@ export function buildProgram(): Command {
     .version(LOOM_VERSION)
     .addCommand(upCommand())
     .addCommand(hostedCommand())
-    .addCommand(adminCommand());
+    .addCommand(adminCommand())
+    .addCommand(loginCommand())
+    .addCommand(whoamiCommand())
+    .addCommand(logoutCommand());
 }
 
 export async function main(argv: string[]): Promise<void> {

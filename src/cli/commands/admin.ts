@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { openStore } from '../../store/index.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { clientsCommand } from './admin-clients.ts';
 
 export function adminCommand(): Command {
   const admin = new Command('admin').description('operator tasks on the hosted API store');
@@ -32,7 +33,7 @@ export function adminCommand(): Command {
     }
   });
 
-  return admin.addCommand(feedback.addCommand(list));
+  return admin.addCommand(feedback.addCommand(list)).addCommand(clientsCommand());
 }
 
 function positiveInteger(value: string): number {

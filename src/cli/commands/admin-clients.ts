@@ -1,0 +1,126 @@
+// `loom admin clients add|list|remove`: the OAuth clients of the hosted server, registered
+// straight in the store it uses (same --data-dir / DATABASE_URL resolution as the server).
+import { Command } from 'commander';
+import { GRANT_TYPES, type GrantType, type Scope } from '../../contracts/auth.ts';
+import { ClientRegistry, CLI_CLIENT_ID } from '../../core/identity/clients.ts';
+import type { ClientRecord } from '../../core/identity/records.ts';
+import { openStore, type Store } from '../../store/index.ts';
+import { CliError, cliAction } from '../errors.ts';
+import { addSettingOptions, configFromOptions } from '../options.ts';
+
+/** How a client is shown: never its secret hash. */
+export interface ClientView {
+  client_id: string;
+  client_secret?: string;
+  name: string;
+  type: 'public' | 'confidential';
+  grant_types: GrantType[];
+  redirect_uris: string[];
+  scopes: Scope[];
+  created_at?: string;
+}
+
+export function clientsCommand(): Command {
+  const clients = new Command('clients').description('OAuth clients of the hosted API (the built-in loom-cli is always there)');
+
+  const add = new Command('add')
+    .description('register a client; a confidential one gets a secret, shown once')
+    .requiredOption('--name <name>', 'a name for people (1 to 100 characters)')
+    .option('--grant <grants>', `grant types, repeatable or comma-separated: ${GRANT_TYPES.join(', ')} (default: authorization_code,refresh_token with --redirect-uri or --public, else client_credentials)`, list)
+    .option('--redirect-uri <uri>', 'an allowed redirect URI (repeatable): https, loopback http, or a private-use scheme', repeat)
+    .option('--scope <scopes>', 'scopes the client may be granted, space- or comma-separated (default: every scope its grants allow)', list)
+    .option('--public', 'a public client (no secret; PKCE): native and browser apps. Default: confidential')
+    .option('--json', 'print JSON');
+  addSettingOptions(add, ['dataDir']).action(
+    cliAction(async (options: { name: string; grant?: string[]; redirectUri?: string[]; scope?: string[]; public?: boolean; json?: boolean } & Record<string, string | undefined>) => {
+      const type = options.public ? 'public' : 'confidential';
+      const redirectUris = options.redirectUri ?? [];
+      const grants = options.grant?.length ? options.grant : redirectUris.length || options.public ? ['authorization_code', 'refresh_token'] : ['client_credentials'];
+      await withRegistry(options, async (registry) => {
+        const { client, clientSecret } = await registry.register({
+          name: options.name,
+          type,
+          grantTypes: grants as GrantType[],
+          redirectUris,
+          scopes: options.scope?.length ? (options.scope as Scope[]) : undefined,
+        });
+        const view = { ...viewOf(client, false), ...(clientSecret ? { client_secret: clientSecret } : {}) };
+        if (options.json) {
+          const { client_id, client_secret, name, type, grant_types, redirect_uris, scopes } = view;
+          process.stdout.write(JSON.stringify({ client_id, ...(client_secret ? { client_secret } : {}), name, type, grant_types, redirect_uris, scopes }, null, 2) + '\n');
+          return;
+        }
+        const lines = [`Registered ${client.type} client "${client.name}".`, `  client_id      ${client.clientId}`];
+        if (clientSecret) lines.push(`  client_secret  ${clientSecret}`);
+        lines.push(
+          `  grants         ${client.grantTypes.join(' ')}`,
+          `  scopes         ${client.scopes.join(' ')}`,
+          `  redirect URIs  ${client.redirectUris.join(' ') || '(none)'}`,
+        );
+        if (clientSecret) lines.push('', 'The secret is shown only now and stored hashed: keep it somewhere safe.');
+        process.stdout.write(lines.join('\n') + '\n');
+      });
+    }),
+  );
+
+  const ls = new Command('list').description('list the clients, the built-in loom-cli first').option('--json', 'print JSON (one array)');
+  addSettingOptions(ls, ['dataDir']).action(
+    cliAction(async (options: { json?: boolean } & Record<string, string | undefined>) => {
+      await withRegistry(options, async (registry) => {
+        const views = (await registry.list()).map((client) => viewOf(client, true));
+        if (options.json) {
+          process.stdout.write(JSON.stringify(views, null, 2) + '\n');
+          return;
+        }
+        const rows = [['CLIENT ID', 'TYPE', 'GRANTS', 'NAME'], ...views.map((v) => [v.client_id, v.type, v.grant_types.join(','), v.name])];
+        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+        const text = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+        process.stdout.write(text + '\n');
+      });
+    }),
+  );
+
+  const remove = new Command('remove').description('remove a client: it can no longer get tokens').argument('<client-id>', 'the client to remove');
+  addSettingOptions(remove, ['dataDir']).action(
+    cliAction(async (clientId: string, options: Record<string, string | undefined>) => {
+      if (clientId === CLI_CLIENT_ID) throw new CliError(`${CLI_CLIENT_ID} is built in and cannot be removed`);
+      await withRegistry(options, async (registry) => {
+        if (!(await registry.remove(clientId))) throw new CliError(`no client ${clientId}; loom admin clients list shows them`);
+        process.stdout.write(`Removed client ${clientId}.\n`);
+      });
+    }),
+  );
+
+  return clients.addCommand(add).addCommand(ls).addCommand(remove);
+}
+
+async function withRegistry(options: Record<string, unknown>, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
+  const config = configFromOptions(options as Record<string, string | undefined>);
+  const store: Store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await work(new ClientRegistry(store.clients, store.grants));
+  } finally {
+    await store.close();
+  }
+}
+
+function viewOf(client: ClientRecord, withCreatedAt: boolean): ClientView {
+  return {
+    client_id: client.clientId,
+    name: client.name,
+    type: client.type,
+    grant_types: client.grantTypes,
+    redirect_uris: client.redirectUris,
+    scopes: client.scopes,
+    ...(withCreatedAt ? { created_at: client.createdAt } : {}),
+  };
+}
+
+/** Repeatable and comma- (or space-) separated: `--grant a,b --grant c`. */
+function list(value: string, previous: string[] = []): string[] {
+  return [...new Set([...previous, ...value.split(/[\s,]+/).filter(Boolean)])];
+}
+
+function repeat(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
