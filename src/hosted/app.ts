@@ -33,7 +33,8 @@ export interface HostedAppOptions {
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const frameworkErrors = frameworkErrorHandler();
   const app = Fastify({
-    logger: { level: options.logLevel },
+    // Silent means no logger at all: a pino child logger per request costs time even when it writes nothing.
+    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     // A hop count is valid at run time (proxy-addr), though Fastify's types omit it.
     trustProxy: options.trustProxy as boolean | string[],
     bodyLimit: options.bodyLimit,
@@ -48,9 +49,9 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   });
 
   registerValidation(app);
-  await registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix });
+  const limiter = registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix });
+  frameworkErrors.bind(limiter);
   registerErrorHandling(app);
-  frameworkErrors.bind(app);
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 
   const { identity } = options.services;

@@ -16,6 +16,13 @@ declare module 'fastify' {
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
+/** RFC 6750 §2.3 is not supported: a token in the URL ends up in logs and Referer headers. */
+export function refuseQueryToken(request: FastifyRequest): void {
+  if (typeof request.query === 'object' && request.query && 'access_token' in request.query) {
+    throw new LoomError('invalid_request', 'Bearer tokens are not accepted in the query string.', 'Send Authorization: Bearer <token>.');
+  }
+}
+
 export function authenticate(auth: OperationAuth, tokens: TokenService, urls: ServiceUrls) {
   const acceptsTokens = Boolean(auth.oauth2?.length || auth.bearer);
   const challenge = (reply: FastifyReply, extra: Record<string, string> = {}) => {
@@ -24,9 +31,6 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
   };
 
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (typeof request.query === 'object' && request.query && 'access_token' in request.query) {
-      throw new LoomError('invalid_request', 'Bearer tokens are not accepted in the query string.', 'Send Authorization: Bearer <token>.');
-    }
     const header = request.headers.authorization;
     if (header === undefined) {
       if (auth.anonymous) return;

@@ -5,6 +5,7 @@ import FindMyWay from 'find-my-way';
 import { ERROR_CODES, OAUTH_ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
 import type { ErrorBody } from '../../contracts/schemas.ts';
 import { LoomError } from '../../core/errors.ts';
+import type { RateLimiter } from './rate-limit/index.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -46,8 +47,7 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
 /** Turns anything thrown into a status and an Error body. */
 export function describeError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
   if (error instanceof LoomError) {
-    const status = (error as { statusCode?: number }).statusCode ?? ERROR_CODES[error.code].status;
-    return { status, body: errorBody(error.code, error.message, error.hint), internal: false };
+    return { status: ERROR_CODES[error.code].status, body: errorBody(error.code, error.message, error.hint), internal: false };
   }
   const fastifyError = error as Partial<FastifyError> & Error & { validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
@@ -129,7 +129,7 @@ function plainMessage(message: string | undefined): string {
  * Passed to Fastify's constructor; bound to the app's limiter once it exists.
  */
 export function frameworkErrorHandler() {
-  let limit: ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | undefined;
+  let limit: RateLimiter | undefined;
   const handler = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     try {
       await limit?.(request, reply);
@@ -140,8 +140,8 @@ export function frameworkErrorHandler() {
     return reply.code(status).type('application/json; charset=utf-8').send(body);
   };
   return Object.assign(handler, {
-    bind(app: FastifyInstance) {
-      limit = app.rateLimit();
+    bind(limiter: RateLimiter) {
+      limit = limiter;
     },
   });
 }
@@ -169,7 +169,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.code(status).type('application/json; charset=utf-8').send(body);
   });
 
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request: FastifyRequest, reply: FastifyReply) => {
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(methodsByPath, path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {

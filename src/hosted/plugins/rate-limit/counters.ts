@@ -1,24 +1,21 @@
-// Fixed-window request counters behind @fastify/rate-limit's store interface: in memory, or
-// in Redis so that every process shares one limit. A Redis failure falls back to counting in
-// memory for that request, so the limit still holds (per process) and nothing answers 5xx.
+// Fixed-window request counters: in memory, or in Redis so that every process shares one
+// limit. A Redis failure falls back to counting in memory for that request, so the limit
+// still holds (per process) and nothing answers 5xx.
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
 
 export interface CountResult {
+  /** Requests counted in the current window, this one included. */
   current: number;
   /** Milliseconds until the window resets. */
   ttl: number;
 }
 
-type Callback = (error: Error | null, result?: CountResult) => void;
-
-/** The store contract of @fastify/rate-limit. */
-export interface RateLimitStore {
-  incr(key: string, callback: Callback, timeWindow: number, max: number): void;
-  child(routeOptions: unknown): RateLimitStore;
+export interface Counter {
+  count(key: string, windowMs: number): CountResult | Promise<CountResult>;
 }
 
-export class MemoryCounter implements RateLimitStore {
+export class MemoryCounter implements Counter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
 
   constructor(
@@ -27,10 +24,10 @@ export class MemoryCounter implements RateLimitStore {
     private readonly capacity = 50_000,
   ) {}
 
-  count(key: string, timeWindow: number): CountResult {
+  count(key: string, windowMs: number): CountResult {
     const now = this.clock.now();
     let entry = this.windows.get(key);
-    if (!entry || entry.resetAt <= now) entry = { count: 0, resetAt: now + timeWindow };
+    if (!entry || entry.resetAt <= now) entry = { count: 0, resetAt: now + windowMs };
     else this.windows.delete(key); // re-inserted below: Map order doubles as recency order
     entry.count += 1;
     this.windows.set(key, entry);
@@ -39,14 +36,6 @@ export class MemoryCounter implements RateLimitStore {
       if (oldest !== undefined) this.windows.delete(oldest);
     }
     return { current: entry.count, ttl: entry.resetAt - now };
-  }
-
-  incr(key: string, callback: Callback, timeWindow: number): void {
-    callback(null, this.count(key, timeWindow));
-  }
-
-  child(): RateLimitStore {
-    return this;
   }
 }
 
@@ -67,24 +56,17 @@ export interface RedisCounterOptions {
   onFallback?: (error: Error) => void;
 }
 
-export class RedisCounter implements RateLimitStore {
+export class RedisCounter implements Counter {
   constructor(private readonly options: RedisCounterOptions) {}
 
-  incr(key: string, callback: Callback, timeWindow: number): void {
+  async count(key: string, windowMs: number): Promise<CountResult> {
     const { redis, prefix, fallback, onFallback } = this.options;
-    redis
-      .eval(INCREMENT_SCRIPT, 1, prefix + key, timeWindow)
-      .then((reply) => {
-        const [current, ttl] = reply as [number, number];
-        callback(null, { current, ttl });
-      })
-      .catch((error: Error) => {
-        onFallback?.(error);
-        callback(null, fallback.count(key, timeWindow));
-      });
-  }
-
-  child(): RateLimitStore {
-    return this;
+    try {
+      const [current, ttl] = (await redis.eval(INCREMENT_SCRIPT, 1, prefix + key, windowMs)) as [number, number];
+      return { current, ttl };
+    } catch (error) {
+      onFallback?.(error as Error);
+      return fallback.count(key, windowMs);
+    }
   }
 }

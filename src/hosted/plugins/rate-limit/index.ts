@@ -1,9 +1,11 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+// Per-client-IP limit on every response — operations, documents, 404s and router errors — with
+// the draft-spec RateLimit-Limit / -Remaining / -Reset headers and, past the limit, a 429 with
+// Retry-After. One onRequest hook; synchronous when counting in memory.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
 import { LoomError } from '../../../core/errors.ts';
-import { MemoryCounter, RedisCounter, type RateLimitStore } from './counters.ts';
+import { MemoryCounter, RedisCounter, type Counter, type CountResult } from './counters.ts';
 
 export interface RateLimitOptions {
   max: number;
@@ -14,14 +16,14 @@ export interface RateLimitOptions {
   redisPrefix?: string;
 }
 
-/**
- * Per-client-IP limit on every route, the not-found handler included, with the draft-spec
- * RateLimit-* headers on every response and Retry-After on 429.
- */
-export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+/** Counts a request and sets the headers; resolves, or rejects with a 429 LoomError. */
+export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): RateLimiter {
+  const windowMs = options.windowSeconds * 1000;
   const memory = new MemoryCounter(options.clock);
   let warned = false;
-  const store: RateLimitStore = options.redis
+  const counter: Counter = options.redis
     ? new RedisCounter({
         redis: options.redis,
         prefix: options.redisPrefix ?? 'loom:ratelimit:',
@@ -32,25 +34,25 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
         },
       })
     : memory;
-  if (options.redis) options.redis.on('ready', () => (warned = false));
+  options.redis?.on('ready', () => (warned = false));
 
-  await app.register(rateLimit, {
-    global: true,
-    max: options.max,
-    timeWindow: options.windowSeconds * 1000,
-    enableDraftSpec: true,
-    // The plugin instantiates the store class with its own parameters; ours is already built.
-    store: function SharedStore() {
-      return store;
-    } as never,
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      const error = new LoomError(
-        'rate_limited',
-        `Rate limit of ${context.max} requests per ${options.windowSeconds} s exceeded.`,
-        `Retry after ${seconds} s.`,
-      );
-      return Object.assign(error, { statusCode: 429 });
-    },
+  /** Sets the headers and returns the refusal when the client is over the limit. */
+  const enforce = (reply: FastifyReply, { current, ttl }: CountResult): LoomError | undefined => {
+    const reset = Math.max(1, Math.ceil(ttl / 1000));
+    reply.headers({ 'ratelimit-limit': options.max, 'ratelimit-remaining': Math.max(0, options.max - current), 'ratelimit-reset': reset });
+    if (current <= options.max) return undefined;
+    reply.header('retry-after', reset);
+    return new LoomError('rate_limited', `Rate limit of ${options.max} requests per ${options.windowSeconds} s exceeded.`, `Retry after ${reset} s.`);
+  };
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const counted = counter.count(request.ip, windowMs);
+    if (counted instanceof Promise) counted.then((result) => done(enforce(reply, result)), done);
+    else done(enforce(reply, counted));
   });
+
+  return async (request, reply) => {
+    const refusal = enforce(reply, await counter.count(request.ip, windowMs));
+    if (refusal) throw refusal;
+  };
 }
