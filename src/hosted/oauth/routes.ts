@@ -6,7 +6,7 @@ import { LoomError } from '../../core/errors.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import { AuthorizePageError, AuthorizeRedirectError } from '../../core/identity/oauth-server.ts';
 import { SignInError } from '../../core/identity/sign-in.ts';
-import { describeError } from '../plugins/errors.ts';
+import { describeError } from '../../http/errors.ts';
 import { PROTECTED_RESOURCE_PATH } from '../plugins/authenticate.ts';
 import { readCookie, SESSION_COOKIE, setSessionCookie } from '../web/cookies.ts';
 import { errorPage, PAGE_HEADERS } from '../web/pages.ts';

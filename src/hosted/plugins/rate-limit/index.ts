@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
 import { LoomError } from '../../../core/errors.ts';
-import { MemoryCounter, RedisCounter, type Counter, type CountResult } from './counters.ts';
+import { MemoryCounter, type Counter, type CountResult } from '../../../core/rate-limit/counters.ts';
+import { RedisCounter } from './redis-counter.ts';
 
 export interface RateLimitOptions {
   max: number;
