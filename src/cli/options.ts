@@ -4,7 +4,11 @@ import type { Command } from 'commander';
 import { SETTINGS, type SettingKey, type SettingSpec } from '../config/settings.ts';
 import { loadConfig, type LoomConfig } from '../config/load.ts';
 
+/** The settings each command offers as flags; two settings may share a flag in different commands (--port). */
+const commandSettings = new WeakMap<Command, readonly SettingKey[]>();
+
 export function addSettingOptions(command: Command, keys: readonly SettingKey[]): Command {
+  commandSettings.set(command, keys);
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     if (!spec.flag || !keys.includes(spec.key as SettingKey)) continue;
     const env = spec.env.length ? ` (env ${spec.env.join(', ')})` : '';
@@ -14,10 +18,13 @@ export function addSettingOptions(command: Command, keys: readonly SettingKey[])
   return command;
 }
 
-export function configFromOptions(options: Record<string, string | undefined>): LoomConfig {
+/** The config of a command's run: its flags (those it offers), the environment, the file, defaults. */
+export function configFromOptions(command: Command): LoomConfig {
+  const options = command.opts() as Record<string, string | undefined>;
+  const keys = commandSettings.get(command) ?? [];
   const flags: Partial<Record<SettingKey, string>> = {};
   for (const spec of SETTINGS as readonly SettingSpec[]) {
-    if (!spec.flag) continue;
+    if (!spec.flag || !keys.includes(spec.key as SettingKey)) continue;
     const value = options[camelCase(spec.flag)];
     if (value !== undefined) flags[spec.key as SettingKey] = value;
   }

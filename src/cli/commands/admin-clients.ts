@@ -32,11 +32,11 @@ export function clientsCommand(): Command {
     .option('--public', 'a public client (no secret; PKCE): native and browser apps. Default: confidential')
     .option('--json', 'print JSON');
   addSettingOptions(add, ['dataDir']).action(
-    cliAction(async (options: { name: string; grant?: string[]; redirectUri?: string[]; scope?: string[]; public?: boolean; json?: boolean } & Record<string, string | undefined>) => {
+    cliAction(async (options: { name: string; grant?: string[]; redirectUri?: string[]; scope?: string[]; public?: boolean; json?: boolean }, command: Command) => {
       const type = options.public ? 'public' : 'confidential';
       const redirectUris = options.redirectUri ?? [];
       const grants = options.grant?.length ? options.grant : redirectUris.length || options.public ? ['authorization_code', 'refresh_token'] : ['client_credentials'];
-      await withRegistry(options, async (registry) => {
+      await withRegistry(command, async (registry) => {
         const { client, clientSecret } = await registry.register({
           name: options.name,
           type,
@@ -65,8 +65,8 @@ export function clientsCommand(): Command {
 
   const ls = new Command('list').description('list the clients, the built-in loom-cli first').option('--json', 'print JSON (one array)');
   addSettingOptions(ls, ['dataDir']).action(
-    cliAction(async (options: { json?: boolean } & Record<string, string | undefined>) => {
-      await withRegistry(options, async (registry) => {
+    cliAction(async (options: { json?: boolean }, command: Command) => {
+      await withRegistry(command, async (registry) => {
         const views = (await registry.list()).map((client) => viewOf(client, true));
         if (options.json) {
           process.stdout.write(JSON.stringify(views, null, 2) + '\n');
@@ -82,9 +82,9 @@ export function clientsCommand(): Command {
 
   const remove = new Command('remove').description('remove a client: it can no longer get tokens').argument('<client-id>', 'the client to remove');
   addSettingOptions(remove, ['dataDir']).action(
-    cliAction(async (clientId: string, options: Record<string, string | undefined>) => {
+    cliAction(async (clientId: string, _options: unknown, command: Command) => {
       if (clientId === CLI_CLIENT_ID) throw new CliError(`${CLI_CLIENT_ID} is built in and cannot be removed`);
-      await withRegistry(options, async (registry) => {
+      await withRegistry(command, async (registry) => {
         if (!(await registry.remove(clientId))) throw new CliError(`no client ${clientId}; loom admin clients list shows them`);
         process.stdout.write(`Removed client ${clientId}.\n`);
       });
@@ -94,8 +94,8 @@ export function clientsCommand(): Command {
   return clients.addCommand(add).addCommand(ls).addCommand(remove);
 }
 
-async function withRegistry(options: Record<string, unknown>, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
-  const config = configFromOptions(options as Record<string, string | undefined>);
+async function withRegistry(command: Command, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
+  const config = configFromOptions(command);
   const store: Store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await work(new ClientRegistry(store.clients, store.grants));

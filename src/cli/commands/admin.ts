@@ -12,8 +12,8 @@ export function adminCommand(): Command {
     .option('--json', 'print JSON (one array) instead of a table')
     .option('--limit <n>', 'how many to show', positiveInteger, 50)
     .option('--before <id>', 'only feedback older than this id (paging)');
-  addSettingOptions(list, ['dataDir']).action(async (options) => {
-    const config = configFromOptions(options);
+  addSettingOptions(list, ['dataDir']).action(async (options, command: Command) => {
+    const config = configFromOptions(command);
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
       const records = await store.feedback.list({ limit: options.limit, before: options.before });

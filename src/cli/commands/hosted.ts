@@ -6,8 +6,8 @@ export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'public
 
 export function hostedCommand(): Command {
   const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI)');
-  return addSettingOptions(command, SERVER_SETTINGS).action(async (options) => {
-    const config = configFromOptions(options);
+  return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
+    const config = configFromOptions(command);
     const hosted = await startHosted(config);
     printStarted(hosted);
     closeOnSignal([hosted]);

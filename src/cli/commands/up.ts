@@ -6,8 +6,8 @@ import { closeOnSignal, printStarted, SERVER_SETTINGS } from './hosted.ts';
 /** `loom up`: everything Loom runs on one machine, with embedded defaults. */
 export function upCommand(): Command {
   const command = new Command('up').description('start Loom on this machine with embedded defaults (npm start runs this)');
-  return addSettingOptions(command, SERVER_SETTINGS).action(async (options) => {
-    const config = configFromOptions(options);
+  return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
+    const config = configFromOptions(command);
     const hosted = await startHosted(config);
     printStarted(hosted);
     closeOnSignal([hosted]);
