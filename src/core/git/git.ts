@@ -1,0 +1,597 @@
+// The git operations of the local API (status, branches, commit, push, pull) over one
+// workspace folder. git is spawned directly, never through a shell; user input never becomes
+// an option (SECURITY.md, local server 5): paths go after `--` as literal pathspecs, branch and
+// remote names are validated and remotes must be configured ones; the ext:: transport is off.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { LoomError } from '../errors.ts';
+import { parsePushPorcelain, parseRefs, parseStatus, REF_FORMAT, summaryLine } from './parse.ts';
+import { GitSpawnError, runGit, type RunResult } from './run.ts';
+import type { GitBranches, GitCommitInput, GitCommitResult, GitPullResult, GitPushResult, GitStatus, GitSyncInput } from './types.ts';
+import { checkBranchName, checkMessage, checkRemoteName, literalPathspec, resolveWorkspacePaths } from './validate.ts';
+
+export interface GitWorkspaceOptions {
+  /** The workspace folder. It may be a repository's root or any folder inside one. */
+  root: string;
+  /** Time limit of each local git command (status, add, …). Default 30 s. */
+  timeoutMs?: number;
+  /** Time limit of commands that talk to a remote or run hooks (push, pull, commit). Default 120 s. */
+  longTimeoutMs?: number;
+  /**
+   * The environment git starts from (default `process.env`): HOME, PATH, SSH_AUTH_SOCK and
+   * the user's git configuration come from it. Loom always lays its own variables over it
+   * (no prompts, no askpass, no editor, C locale) and drops those that would point git at
+   * another repository (GIT_DIR, GIT_INDEX_FILE, …).
+   */
+  env?: NodeJS.ProcessEnv;
+  /** The git executable. Default `git` (looked up on PATH). */
+  gitPath?: string;
+  /** Most bytes a git command may print before it is stopped. Default 32 MiB. */
+  maxOutputBytes?: number;
+}
+
+/** A merge stopped on conflicts, or a commit was asked while files still have conflict markers. */
+export class GitConflictError extends LoomError {
+  constructor(
+    message: string,
+    /** The conflicted paths, relative to the workspace root. */
+    readonly files: string[],
+    hint?: string,
+  ) {
+    super('git_conflict', message, hint);
+  }
+}
+
+interface Call {
+  /** Talks to a remote (push, pull): its failures are the remote's, its timeout the long one. */
+  network?: boolean;
+  /** Use the long timeout (commands that run hooks). */
+  long?: boolean;
+  input?: string;
+  /** Exit codes that are not failures. Default: 0 only. */
+  ok?: number[];
+  env?: Record<string, string>;
+  /** Extra `-c name=value` settings. */
+  config?: string[];
+}
+
+interface Workspace {
+  /** Real path of the workspace folder; every git command runs with `-C` on it. */
+  root: string;
+  /** The folder's path inside the repository, `''` at the top or `sub/dir/`. */
+  prefix: string;
+  /** Real path of the repository's top folder. */
+  top: string;
+}
+
+interface Upstream {
+  remote: string;
+  /** Full ref on the remote, e.g. `refs/heads/main`. */
+  ref: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_LONG_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024;
+/** Files larger than this are not scanned for conflict markers (they count as unresolved). */
+const MAX_MARKER_SCAN = 16 * 1024 * 1024;
+
+/** Settings on every command: the ext:: transport can run any program; paths print raw. */
+const SAFE_CONFIG = ['protocol.ext.allow=never', 'core.quotepath=off'];
+
+/**
+ * Git over one workspace folder. Methods resolve to the JSON the local API answers with and
+ * throw LoomError with a code from the error table for every failure a user can meet.
+ * Commit, push, pull and abortMerge run one at a time per instance.
+ */
+export class GitWorkspace {
+  private readonly timeoutMs: number;
+  private readonly longTimeoutMs: number;
+  private readonly maxOutputBytes: number;
+  private readonly gitPath: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: GitWorkspaceOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.longTimeoutMs = options.longTimeoutMs ?? DEFAULT_LONG_TIMEOUT_MS;
+    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+    this.gitPath = options.gitPath ?? 'git';
+    this.env = options.env ?? process.env;
+  }
+
+  /** `GET /api/git/status`. */
+  async status(): Promise<GitStatus> {
+    const ws = await this.workspace();
+    const [result, merging] = await Promise.all([
+      // No optional locks: a status polled in the background never blocks the user's own git.
+      this.git(ws, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--', '.'], { env: { GIT_OPTIONAL_LOCKS: '0' } }),
+      this.isMerging(ws),
+    ]);
+    const parsed = parseStatus(result.stdout.toString('utf8'), ws.prefix);
+    const { files, clean, ...head } = parsed;
+    return { ...head, merging, files, clean };
+  }
+
+  /** `GET /api/git/branches`. */
+  async branches(): Promise<GitBranches> {
+    const ws = await this.workspace();
+    const [refs, remotes, current] = await Promise.all([
+      this.git(ws, ['for-each-ref', `--format=${REF_FORMAT}`, '--', 'refs/heads', 'refs/remotes']),
+      this.remoteNames(ws),
+      this.currentBranch(ws),
+    ]);
+    const { branches, remotes: remoteBranches } = parseRefs(refs.stdout.toString('utf8'), remotes);
+    return { current, branches, remotes: remoteBranches };
+  }
+
+  /**
+   * `POST /api/git/commit`. Without `files`, commits every change in the workspace (new files
+   * included); with them, exactly those paths, whatever else is staged. Works without a
+   * configured identity (then `Loom <loom@localhost>`). On a detached HEAD the commit is made
+   * as git would (branch null). During a merge, committing every change concludes it.
+   * The result is what the server sends as the `git:commit` event.
+   */
+  commit(input: GitCommitInput): Promise<GitCommitResult> {
+    return this.exclusive(async () => {
+      const body: Partial<GitCommitInput> = input ?? {};
+      const message = checkMessage(body.message);
+      const ws = await this.workspace();
+      const files = body.files === undefined ? undefined : await resolveWorkspacePaths(ws.root, body.files);
+      const merging = await this.isMerging(ws);
+      if (merging && files) {
+        throw new LoomError(
+          'merge_in_progress',
+          'A merge is in progress: it can only be concluded by committing every change, not chosen files.',
+          'Resolve the conflicts and commit without files, or abort the merge.',
+        );
+      }
+      await this.refuseUnresolved(ws);
+
+      const config = await this.identityConfig(ws);
+      let pathspecs: string[] | undefined;
+      if (files) {
+        // New files must be known to git before `commit --only` can take them; tracked ones
+        // (deleted ones included) are taken from the working tree by the commit itself.
+        const present: string[] = [];
+        for (const file of files) if (await exists(path.join(ws.root, file))) present.push(file);
+        if (present.length) await this.add(ws, present.map(literalPathspec));
+        pathspecs = files.map(literalPathspec);
+      } else {
+        await this.add(ws, ['.']);
+        // A merge is concluded by a plain commit; otherwise `--only .` keeps what is staged
+        // outside the workspace (when it is a subfolder of the repository) out of the commit.
+        pathspecs = merging ? undefined : ['.'];
+      }
+
+      const args = ['commit', '--no-edit', `--message=${message}`];
+      if (pathspecs) args.push('--only', '--pathspec-from-file=-', '--pathspec-file-nul');
+      const result = await this.git(ws, args, { long: true, config, ok: [0, 1, 128], input: pathspecs ? pathspecs.join('\0') : undefined });
+      if (result.code !== 0) throw await this.commitFailure(ws, result);
+
+      const sha = (await this.git(ws, ['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.toString('utf8').trim();
+      const parents = (await this.git(ws, ['rev-list', '--parents', '-n', '1', sha])).stdout.toString('utf8').trim().split(' ').slice(1);
+      const diff = parents[0]
+        ? ['diff-tree', '-r', '--name-only', '--no-renames', '-z', '--relative', parents[0], sha]
+        : ['diff-tree', '-r', '--root', '--no-commit-id', '--name-only', '--no-renames', '-z', '--relative', sha];
+      const changed = (await this.git(ws, diff)).stdout.toString('utf8').split('\0').filter(Boolean);
+      return {
+        commit: sha,
+        branch: await this.currentBranch(ws),
+        summary: summaryLine(message),
+        files: changed,
+        merge: parents.length > 1,
+      };
+    });
+  }
+
+  /**
+   * `POST /api/git/push`. Pushes a local branch (default: the current one) to the branch's
+   * upstream, or to `<remote>/<same name>`; sets the upstream when the branch has none.
+   * Never forces.
+   */
+  push(input: GitSyncInput = {}): Promise<GitPushResult> {
+    return this.exclusive(async () => {
+      const body: GitSyncInput = input ?? {};
+      const remoteArg = body.remote === undefined ? undefined : checkRemoteName(body.remote);
+      const branchArg = body.branch === undefined ? undefined : checkBranchName(body.branch);
+      const ws = await this.workspace();
+      const branch = branchArg ?? (await this.currentBranch(ws));
+      if (!branch) {
+        throw new LoomError('detached_head', 'HEAD is detached (not on a branch), so there is no branch to push.', 'Check out a branch, or name one in branch.');
+      }
+      const tip = await this.resolveCommit(ws, `refs/heads/${branch}`);
+      if (!tip) {
+        throw branchArg
+          ? new LoomError('unknown_branch', `There is no local branch ${branch}.`)
+          : new LoomError('unknown_branch', `The branch ${branch} has no commit yet, so there is nothing to push.`, 'Commit first.');
+      }
+      const upstream = await this.upstreamOf(ws, branch);
+      const remote = remoteArg ?? upstream?.remote ?? 'origin';
+      await this.requireRemote(ws, remote, remoteArg !== undefined);
+      const destination = upstream && upstream.remote === remote ? upstream.ref : `refs/heads/${branch}`;
+      const remoteBranch = destination.replace(/^refs\/heads\//, '');
+      const setUpstream = !upstream;
+
+      const args = ['push', '--porcelain'];
+      if (setUpstream) args.push('--set-upstream');
+      args.push('--', remote, `refs/heads/${branch}:${destination}`);
+      const result = await this.git(ws, args, { network: true, ok: [0, 1, 128] });
+      const ref = parsePushPorcelain(result.stdout.toString('utf8'))[0];
+      const text = `${result.stderr}\n${result.stdout.toString('utf8')}`;
+      if (result.code !== 0 || ref?.flag === '!') {
+        if (ref?.flag === '!') throw pushRejected(remote, branch, ref.summary);
+        if (/src refspec .* does not match any/.test(text)) throw new LoomError('unknown_branch', `There is no local branch ${branch}.`);
+        throw classify(text, true, remote);
+      }
+      const where = `${remote}/${remoteBranch}`;
+      let summary =
+        ref?.flag === '=' ? `${where} is already up to date.`
+        : ref?.flag === '*' ? `Created ${where} from ${branch} (${tip.slice(0, 7)}).`
+        : `Pushed ${branch} to ${where} (${ref?.summary ?? tip.slice(0, 7)}).`;
+      if (setUpstream) summary += ` ${branch} now tracks ${where}.`;
+      return { remote, branch, remoteBranch, head: tip, updated: ref?.flag !== '=', upstreamSet: setUpstream, summary };
+    });
+  }
+
+  /**
+   * `POST /api/git/pull`. Fetches a remote branch and merges it into the current branch
+   * (`git pull --no-rebase --ff`): a fast-forward when possible, else a merge commit. On
+   * conflicts it throws GitConflictError (`git_conflict`) naming the files and leaves the merge
+   * in progress, as git does, so the user can resolve them in the editor and commit; or call
+   * abortMerge().
+   */
+  pull(input: GitSyncInput = {}): Promise<GitPullResult> {
+    return this.exclusive(async () => {
+      const body: GitSyncInput = input ?? {};
+      const remoteArg = body.remote === undefined ? undefined : checkRemoteName(body.remote);
+      const branchArg = body.branch === undefined ? undefined : checkBranchName(body.branch);
+      const ws = await this.workspace();
+      const current = await this.currentBranch(ws);
+      if (!current) {
+        throw new LoomError('detached_head', 'HEAD is detached (not on a branch), so there is no branch to pull into.', 'Check out a branch first.');
+      }
+      if (await this.isMerging(ws)) {
+        throw new LoomError('merge_in_progress', 'A merge is already in progress.', 'Resolve the conflicts and commit, or abort the merge, then pull again.');
+      }
+      await this.refuseUnresolved(ws);
+      const upstream = await this.upstreamOf(ws, current);
+      const remote = remoteArg ?? upstream?.remote ?? 'origin';
+      await this.requireRemote(ws, remote, remoteArg !== undefined);
+      const branch = checkBranchName(
+        branchArg ?? (upstream && upstream.remote === remote ? upstream.ref.replace(/^refs\/heads\//, '') : current),
+      );
+      const previousHead = await this.resolveCommit(ws, 'HEAD');
+      const config = await this.identityConfig(ws);
+
+      const args = ['pull', '--no-rebase', '--ff', '--no-edit', '--no-autostash', '--', remote, `refs/heads/${branch}`];
+      const result = await this.git(ws, args, { network: true, config, ok: [0, 1, 2, 128] });
+      const where = `${remote}/${branch}`;
+      if (result.code !== 0) {
+        const text = `${result.stderr}\n${result.stdout.toString('utf8')}`;
+        if (/^CONFLICT|Automatic merge failed/m.test(text)) {
+          const files = await this.unmergedFiles(ws);
+          throw new GitConflictError(
+            `Pulling ${where} into ${current} stopped on conflicts in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.join(', ')}.`,
+            files,
+            'The merge is left in progress: fix the files and commit (without files), or abort the merge.',
+          );
+        }
+        if (/would be overwritten by merge|untracked working tree files would be/.test(text)) {
+          const files = listedFiles(text);
+          throw new LoomError(
+            'uncommitted_changes',
+            `Pulling ${where} would overwrite local changes${files.length ? ` to ${files.join(', ')}` : ''}; nothing was changed.`,
+            'Commit (or discard) those changes, then pull again.',
+          );
+        }
+        if (/couldn't find remote ref/.test(text)) throw new LoomError('unknown_branch', `The remote ${remote} has no branch ${branch}.`);
+        if (/refusing to merge unrelated histories/.test(text)) {
+          throw new LoomError('unrelated_histories', `${where} and ${current} share no history; git refuses to merge them.`, 'Merge them once by hand with --allow-unrelated-histories, if that is what you want.');
+        }
+        if (/not concluded your merge|MERGE_HEAD exists/.test(text)) throw new LoomError('merge_in_progress', 'A merge is already in progress.');
+        throw classify(text, true, remote);
+      }
+      const head = (await this.resolveCommit(ws, 'HEAD')) ?? '';
+      const updated = head !== previousHead;
+      const fetched = await this.resolveCommit(ws, 'FETCH_HEAD');
+      const merged = updated && previousHead !== null && head !== fetched;
+      const range = previousHead ? `${previousHead}..${head}` : head;
+      const commits = updated ? Number((await this.git(ws, ['rev-list', '--count', range, '--'])).stdout.toString('utf8').trim()) : 0;
+      const count = `${commits} new commit${commits === 1 ? '' : 's'}`;
+      const summary = !updated
+        ? `${current} is already up to date with ${where}.`
+        : merged
+          ? `Merged ${where} into ${current}: ${count}.`
+          : `Fast-forwarded ${current} to ${where}: ${count}.`;
+      return { remote, branch, head, previousHead, updated, merged, commits, summary };
+    });
+  }
+
+  /** Abandons a merge stopped on conflicts (`git merge --abort`). `aborted` is false when there was none. */
+  abortMerge(): Promise<{ aborted: boolean; head: string | null }> {
+    return this.exclusive(async () => {
+      const ws = await this.workspace();
+      if (!(await this.isMerging(ws))) return { aborted: false, head: await this.resolveCommit(ws, 'HEAD') };
+      await this.git(ws, ['merge', '--abort']);
+      return { aborted: true, head: await this.resolveCommit(ws, 'HEAD') };
+    });
+  }
+
+  // ---- helpers -------------------------------------------------------------------------
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The workspace folder, checked to exist and to be inside a repository's working tree. */
+  private async workspace(): Promise<Workspace> {
+    const configured = this.options.root;
+    if (typeof configured !== 'string' || configured.length === 0) {
+      throw new LoomError('no_workspace', 'No workspace folder is open.', 'Open a folder first.');
+    }
+    let root: string;
+    try {
+      root = await fs.realpath(configured);
+      if (!(await fs.stat(root)).isDirectory()) throw new Error('not a directory');
+    } catch {
+      throw new LoomError('no_workspace', `The workspace folder ${configured} does not exist or is not a folder.`, 'Open another folder.');
+    }
+    const probe: Workspace = { root, prefix: '', top: root };
+    const result = await this.git(probe, ['rev-parse', '--is-inside-work-tree', '--show-prefix'], { ok: [0, 128] });
+    if (result.code !== 0) throw classify(result.stderr, false);
+    const [inside = '', prefix = ''] = result.stdout.toString('utf8').split('\n');
+    if (inside !== 'true') {
+      // A bare repository, or a folder inside .git.
+      throw new LoomError('not_a_repository', 'The workspace folder is not inside the working tree of a git repository.', 'Open the folder that holds the files, not the repository\'s .git folder.');
+    }
+    const depth = prefix.split('/').filter(Boolean).length;
+    return { root, prefix, top: path.resolve(root, ...Array<string>(depth).fill('..')) };
+  }
+
+  /** Runs git in the workspace and turns every failure into a LoomError. */
+  private async git(ws: Workspace, args: string[], call: Call = {}): Promise<RunResult> {
+    const config = [...SAFE_CONFIG, ...(call.config ?? [])];
+    const full = ['-C', ws.root, ...config.flatMap((setting) => ['-c', setting]), ...args];
+    const timeoutMs = call.network || call.long ? this.longTimeoutMs : this.timeoutMs;
+    let result: RunResult;
+    try {
+      result = await runGit(full, {
+        gitPath: this.gitPath,
+        baseEnv: this.env,
+        timeoutMs,
+        maxOutputBytes: this.maxOutputBytes,
+        input: call.input,
+        env: call.env,
+      });
+    } catch (error) {
+      if (error instanceof GitSpawnError) {
+        throw new LoomError(
+          'git_unavailable',
+          error.errno === 'ENOENT' ? `git is not installed, or ${this.gitPath} is not on PATH.` : `git could not be started (${error.errno ?? error.message}).`,
+          'Install git (https://git-scm.com) and restart Loom.',
+        );
+      }
+      throw error;
+    }
+    if (result.timedOut) {
+      if (call.network) throw new LoomError('remote_unavailable', `The remote did not answer within ${duration(timeoutMs)}; git was stopped.`, 'Check the network and try again.');
+      throw new LoomError('git_timeout', `git ${args[0]} did not finish within ${duration(timeoutMs)} and was stopped.`);
+    }
+    if (result.overflow) throw new LoomError('git_failed', `git ${args[0]} printed more than ${this.maxOutputBytes} bytes and was stopped.`);
+    const ok = call.ok ?? [0];
+    if (result.code === null || !ok.includes(result.code)) {
+      throw classify(`${result.stderr}\n${result.stdout.toString('utf8')}`, call.network ?? false);
+    }
+    return result;
+  }
+
+  private async add(ws: Workspace, pathspecs: string[]): Promise<void> {
+    const result = await this.git(ws, ['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: pathspecs.join('\0'), ok: [0, 1, 128] });
+    if (result.code === 0) return;
+    const text = result.stderr;
+    const ignored = /paths are ignored by one of your \.gitignore files:\n([\s\S]*?)(?:\nhint:|$)/.exec(text);
+    if (ignored) {
+      const names = ignored[1]!.split('\n').filter(Boolean);
+      throw new LoomError('validation_error', `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} ignored by .gitignore; Loom does not add ignored files.`, 'Remove it from files, or from .gitignore.');
+    }
+    const unmatched = /pathspec '(?::\(literal\))?(.*)' did not match any files/.exec(text);
+    if (unmatched) throw new LoomError('validation_error', `${unmatched[1]} matches no file.`);
+    if (/beyond a symbolic link/.test(text)) throw new LoomError('forbidden_path', 'A path goes through a symbolic link.');
+    throw classify(text, false);
+  }
+
+  private async commitFailure(ws: Workspace, result: RunResult): Promise<LoomError> {
+    const text = `${result.stderr}\n${result.stdout.toString('utf8')}`;
+    if (/^(nothing to commit|nothing added to commit|no changes added to commit)/m.test(text)) {
+      return new LoomError('nothing_to_commit', 'There is nothing to commit: the files are unchanged.');
+    }
+    const unknown = /pathspec '(?::\(literal\))?(.*)' did not match any file\(s\) known to git/.exec(text);
+    if (unknown) return new LoomError('validation_error', `${unknown[1]} matches no file, changed or tracked.`);
+    if (/unmerged files|unresolved conflict/i.test(text)) {
+      const files = await this.unmergedFiles(ws);
+      return new GitConflictError(`Files still have merge conflicts: ${files.join(', ')}.`, files, 'Resolve them, then commit every change.');
+    }
+    if (/partial commit during a merge/.test(text)) {
+      return new LoomError('merge_in_progress', 'A merge is in progress: it can only be concluded by committing every change.');
+    }
+    const error = classify(text, false);
+    if (error.code !== 'git_failed') return error;
+    return new LoomError('commit_rejected', `git refused the commit: ${gist(text)}`, 'A pre-commit or commit-msg hook usually says why; fix that and commit again.');
+  }
+
+  /**
+   * Files with unmerged entries whose working copy still holds conflict markers: committing
+   * them would record the markers. A conflicted file saved without markers counts as resolved
+   * (the commit stages it), as in other editors.
+   */
+  private async refuseUnresolved(ws: Workspace): Promise<void> {
+    const unmerged = await this.unmergedFiles(ws, true);
+    if (unmerged.length === 0) return;
+    const unresolved: string[] = [];
+    for (const repoPath of unmerged) {
+      if (await hasConflictMarkers(path.join(ws.top, repoPath))) unresolved.push(fromRepo(ws, repoPath));
+    }
+    if (unresolved.length) {
+      throw new GitConflictError(
+        `${unresolved.length} file${unresolved.length === 1 ? ' still has' : 's still have'} conflict markers: ${unresolved.join(', ')}.`,
+        unresolved,
+        'Resolve the conflicts (remove the <<<<<<< ======= >>>>>>> blocks), then commit.',
+      );
+    }
+  }
+
+  /** Paths with unmerged index entries; relative to the workspace, or to the repository when `repoRelative`. */
+  private async unmergedFiles(ws: Workspace, repoRelative = false): Promise<string[]> {
+    // Plumbing, so no diff.* setting changes the paths: `<mode> <sha> <stage>\t<path>`, one per stage.
+    const result = await this.git(ws, ['ls-files', '--unmerged', '-z', '--full-name', '--', ':/']);
+    const records = result.stdout.toString('utf8').split('\0').filter(Boolean);
+    const repoPaths = [...new Set(records.map((record) => record.slice(record.indexOf('\t') + 1)))];
+    return repoRelative ? repoPaths : repoPaths.map((p) => fromRepo(ws, p));
+  }
+
+  private async isMerging(ws: Workspace): Promise<boolean> {
+    return (await this.resolveCommit(ws, 'MERGE_HEAD')) !== null;
+  }
+
+  /** The commit a (trusted, internal) revision names, or null. */
+  private async resolveCommit(ws: Workspace, revision: string): Promise<string | null> {
+    const result = await this.git(ws, ['rev-parse', '-q', '--verify', `${revision}^{commit}`], { ok: [0, 1, 128] });
+    return result.code === 0 ? result.stdout.toString('utf8').trim() || null : null;
+  }
+
+  /** The checked-out branch (also when it has no commit yet); null on a detached HEAD. */
+  private async currentBranch(ws: Workspace): Promise<string | null> {
+    const result = await this.git(ws, ['symbolic-ref', '-q', 'HEAD'], { ok: [0, 1] });
+    const ref = result.stdout.toString('utf8').trim();
+    return result.code === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
+  }
+
+  private async upstreamOf(ws: Workspace, branch: string): Promise<Upstream | null> {
+    const result = await this.git(ws, ['for-each-ref', '--format=%(upstream:remotename)%00%(upstream:remoteref)', '--', `refs/heads/${branch}`]);
+    const [remote = '', ref = ''] = result.stdout.toString('utf8').replace(/\n$/, '').split('\0');
+    // An upstream on `.` is another local branch, not a remote.
+    if (!remote || remote === '.' || !ref.startsWith('refs/heads/')) return null;
+    return { remote, ref };
+  }
+
+  private async remoteNames(ws: Workspace): Promise<string[]> {
+    const result = await this.git(ws, ['remote']);
+    return result.stdout.toString('utf8').split('\n').filter(Boolean);
+  }
+
+  private async requireRemote(ws: Workspace, remote: string, named: boolean): Promise<void> {
+    if ((await this.remoteNames(ws)).includes(remote)) return;
+    throw new LoomError(
+      'no_remote',
+      named ? `The repository has no remote named ${remote}.` : `The branch has no upstream and the repository has no remote named ${remote}.`,
+      'Add one with git remote add <name> <url>, or name an existing remote.',
+    );
+  }
+
+  /** `-c user.name=Loom` / `-c user.email=loom@localhost`, only for what is not configured. */
+  private async identityConfig(ws: Workspace): Promise<string[]> {
+    const result = await this.git(ws, ['config', '--get-regexp', '^user\\.(name|email)$'], { ok: [0, 1] });
+    const set = new Set(result.stdout.toString('utf8').split('\n').map((line) => line.split(' ')[0]?.toLowerCase()));
+    const config: string[] = [];
+    if (!set.has('user.name')) config.push('user.name=Loom');
+    if (!set.has('user.email')) config.push('user.email=loom@localhost');
+    return config;
+  }
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function hasConflictMarkers(file: string): Promise<boolean> {
+  let stat;
+  try {
+    stat = await fs.lstat(file);
+  } catch {
+    return false; // Deleted: resolved by deleting it.
+  }
+  if (!stat.isFile()) return false;
+  if (stat.size > MAX_MARKER_SCAN) return true;
+  const text = await fs.readFile(file, 'utf8');
+  return /^<{7}(?: |$)/m.test(text) && /^>{7}(?: |$)/m.test(text);
+}
+
+/** A repository path as a workspace path (unchanged when it lies outside the workspace). */
+function fromRepo(ws: Workspace, repoPath: string): string {
+  return ws.prefix && repoPath.startsWith(ws.prefix) ? repoPath.slice(ws.prefix.length) : repoPath;
+}
+
+/** Paths git lists, tab-indented, under "…would be overwritten by merge:". */
+function listedFiles(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('\t'))
+    .map((line) => line.slice(1).trim())
+    .filter(Boolean);
+}
+
+function pushRejected(remote: string, branch: string, summary: string): LoomError {
+  if (/fetch first|non-fast-forward/.test(summary)) {
+    return new LoomError('push_rejected', `${remote} has commits that ${branch} does not have, so the push was rejected.`, 'Pull first, then push again.');
+  }
+  if (/remote rejected/.test(summary)) {
+    const reason = /\((.*)\)\s*$/.exec(summary)?.[1] ?? summary;
+    return new LoomError('push_rejected', `${remote} refused the push: ${reason}.`, 'A hook or a branch protection rule on the remote said no.');
+  }
+  return new LoomError('push_rejected', `The push was rejected: ${summary}.`);
+}
+
+/** Hides credentials in URLs (`https://user:token@host` → `https://***@host`). */
+export function redact(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
+}
+
+/** The lines of git's output that say what went wrong, shortened, credentials hidden. */
+function gist(text: string): string {
+  const lines = redact(text)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('hint:'));
+  const important = lines.filter((line) => /^(fatal|error):/.test(line));
+  const chosen = (important.length ? important : lines).slice(0, 4).join(' ');
+  return chosen.length > 500 ? `${chosen.slice(0, 497)}...` : chosen || 'no output';
+}
+
+/** Recognises the failures every command can meet; the rest is git_failed with git's words. */
+function classify(text: string, network: boolean, remote?: string): LoomError {
+  const name = remote ? `The remote ${remote}` : 'The remote';
+  if (/dubious ownership/.test(text)) {
+    return new LoomError('not_a_repository', 'git refuses this repository: it belongs to another user (safe.directory).', 'If you trust it: git config --global --add safe.directory <folder>.');
+  }
+  if (/not a git repository|must be run in a work tree/.test(text)) {
+    return new LoomError('not_a_repository', 'The workspace folder is not inside a git repository.', 'Run git init in it, or open a folder that is a repository.');
+  }
+  if (/\.lock': File exists|Unable to create '[^']*\.lock'|cannot lock ref/.test(text)) {
+    return new LoomError('repository_busy', 'Another git process is working in this repository (a lock file exists).', 'Wait for it to finish; if none is running, delete the .lock file it names.');
+  }
+  const transport = /transport '([^']+)' not allowed/.exec(text);
+  if (transport) {
+    return new LoomError('protocol_not_allowed', `${name} uses the ${transport[1]} transport, which Loom never runs.`, 'Give the remote an https://, ssh:// or file path URL.');
+  }
+  if (network) {
+    if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(|Host key verification failed|HTTP Basic: Access denied|returned error: 40[13]|invalid credentials/i.test(text)) {
+      return new LoomError('remote_auth_failed', `${name} asked for credentials that git does not have: ${gist(text)}`, 'Set up a credential helper or an SSH key (Loom never prompts for passwords).');
+    }
+    if (/does not appear to be a git repository|Could not read from remote repository|Could not resolve host|unable to access|Connection refused|Connection timed out|timed out|Network is unreachable|No route to host|not found|hung up|early EOF|unable to connect|Connection reset|SSL|TLS|unable to look up/i.test(text)) {
+      return new LoomError('remote_unavailable', `${name} could not be reached: ${gist(text)}`, 'Check the remote URL and the network, then try again.');
+    }
+  }
+  return new LoomError('git_failed', `git failed: ${gist(text)}`);
+}
