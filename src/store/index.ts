@@ -8,6 +8,7 @@ import type {
   SigningKeyRepository,
   UserRepository,
 } from '../core/identity/records.ts';
+import type { WebhookRepository } from '../core/webhooks/records.ts';
 import { migrateToLatest, openDatabase, pingDatabase, type OpenedDatabase, type StoreOptions } from './database.ts';
 import { storeOpenFailure } from './failures.ts';
 import { SqlFeedbackRepository } from './feedback-repository.ts';
@@ -21,6 +22,7 @@ import {
   SqlUserRepository,
 } from './identity/repositories.ts';
 import type { Dialect } from './schema.ts';
+import { SqlWebhookRepository } from './webhooks-repository.ts';
 
 /** Everything persistent, behind the interfaces core defines. */
 export interface Store {
@@ -34,6 +36,8 @@ export interface Store {
   apiKeys: ApiKeyRepository;
   sessions: SessionRepository;
   loginStates: LoginStateRepository;
+  /** The webhook outbox and delivery log. */
+  webhooks: WebhookRepository;
   /** Round trip of a trivial query in ms; throws when the database is unreachable. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -61,6 +65,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     apiKeys: new SqlApiKeyRepository(opened.db),
     sessions: new SqlSessionRepository(opened.db),
     loginStates: new SqlLoginStateRepository(opened.db),
+    webhooks: new SqlWebhookRepository(opened.db, opened.dialect),
     ping: () => pingDatabase(opened.db),
     close: () => opened.db.destroy(),
   };

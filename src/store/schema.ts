@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Tables as Kysely sees them. */
 export interface FeedbackTable {
@@ -109,6 +109,35 @@ export interface LoginStateTable {
   expires_at: string;
 }
 
+// Webhooks. Times compared by the worker are integer epoch ms (bigint in PostgreSQL, which pg
+// reads back as a string); times shown to people are ISO 8601 text, as in identity.
+export interface WebhookDeliveryTable {
+  seq: Generated<number | string>;
+  /** `msg_<ulid>`, the webhook-id header. */
+  id: string;
+  url: string;
+  event_type: string;
+  /** The request body, exactly as sent. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed' | 'disabled' | 'abandoned';
+  attempts: number;
+  next_attempt_at: ColumnType<number | string, number, number>;
+  /** While set and in the future, a worker holds the row; past it, the row is claimable again. */
+  claimed_until: ColumnType<number | string | null, number | null, number | null>;
+  claim_token: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookEndpointDisabledTable {
+  url: string;
+  secret_fingerprint: string;
+  disabled_at: string;
+  reason: string;
+}
+
 export interface Database {
   feedback: FeedbackTable;
   signing_keys: SigningKeyTable;
@@ -121,6 +150,8 @@ export interface Database {
   api_keys: ApiKeyTable;
   sessions: SessionTable;
   login_states: LoginStateTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_endpoints_disabled: WebhookEndpointDisabledTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -44,6 +44,32 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('refresh_tokens_grant').on('refresh_tokens').column('grant_id').execute();
       },
     },
+    '0003_webhooks': {
+      async up(db: Kysely<any>) {
+        // next_attempt_at and claimed_until are epoch ms, compared as integers.
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
+            dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
+          )
+          .addColumn('id', 'text', (col) => col.notNull().unique())
+          .addColumn('url', 'text', (col) => col.notNull())
+          .addColumn('event_type', 'text', (col) => col.notNull())
+          .addColumn('payload', 'text', (col) => col.notNull())
+          .addColumn('status', 'text', (col) => col.notNull())
+          .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint', (col) => col.notNull())
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('claim_token', 'text')
+          .addColumn('last_status', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'text', (col) => col.notNull())
+          .addColumn('delivered_at', 'text')
+          .execute();
+        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+        await createTextTable(db, 'webhook_endpoints_disabled', ['url'], ['secret_fingerprint', 'disabled_at', 'reason']);
+      },
+    },
   };
 }
 
