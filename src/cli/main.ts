@@ -3,9 +3,11 @@ import { ConfigError } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { CatalogError } from '../core/catalog/load.ts';
 import { LoomError } from '../core/errors.ts';
+import { SettingsError } from '../local/settings.ts';
 import { adminCommand } from './commands/admin.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
 
 export function buildProgram(): Command {
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .version(LOOM_VERSION)
     .addCommand(upCommand())
     .addCommand(hostedCommand())
+    .addCommand(serveCommand())
+    .addCommand(tokenCommand())
     .addCommand(adminCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
@@ -25,7 +29,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().exitOverride().parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
-    if (error instanceof ConfigError || error instanceof CatalogError) {
+    if (error instanceof ConfigError || error instanceof CatalogError || error instanceof SettingsError) {
       process.stderr.write(`loom: ${error.message}\n`);
       process.exit(2);
     }

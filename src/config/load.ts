@@ -12,6 +12,7 @@ export interface LoomConfig {
   /** The config file that was read, if any. */
   configFile?: string;
   hosted: { port: number; host: string };
+  local: { port: number; workspace: string; configDir: string };
   /** Base URL for links when set explicitly; otherwise derived from where the server listens (publicUrlFor). */
   publicUrl?: string;
   /** The authorization server's origin when it is not this server. */
@@ -79,6 +80,11 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     dataDir: path.resolve(get<string | undefined>('dataDir') ?? defaultDataDir(env)),
     configFile: file,
     hosted: { port, host },
+    local: {
+      port: get('local.port'),
+      workspace: path.resolve(get<string | undefined>('workspace') ?? process.cwd()),
+      configDir: path.resolve(get<string | undefined>('configDir') ?? defaultConfigDir(env)),
+    },
     publicUrl: get<string | undefined>('publicUrl') && stripTrailingSlash(get<string>('publicUrl')),
     authUrl: get<string | undefined>('authUrl') && stripTrailingSlash(get<string>('authUrl')),
     codehost: codehostConfig(get),

@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       dataDir: undefined,
       configFile: undefined,
       hosted: { port: 8080, host: '127.0.0.1' },
+      local: { port: 27432, workspace: process.cwd(), configDir: defaultConfigDir(env) },
       publicUrl: undefined,
       authUrl: undefined,
       codehost: undefined,

@@ -1,15 +1,22 @@
 import { Command } from 'commander';
 import { startHosted } from '../../hosted/server.ts';
+import { startLocal } from '../../local/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { closeOnSignal, printStarted, SERVER_SETTINGS } from './hosted.ts';
+import { printLocal } from './serve.ts';
 
 /** `loom up`: everything Loom runs on one machine, with embedded defaults. */
 export function upCommand(): Command {
-  const command = new Command('up').description('start Loom on this machine with embedded defaults (npm start runs this)');
-  return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
-    const config = configFromOptions(command);
+  const command = new Command('up').description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)');
+  return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (_options, self: Command) => {
+    const config = configFromOptions(self);
     const hosted = await startHosted(config);
+    const local = await startLocal(config).catch(async (error: unknown) => {
+      await hosted.close();
+      throw error;
+    });
     printStarted(hosted);
-    closeOnSignal([hosted]);
+    printLocal(local);
+    closeOnSignal([local, hosted]);
   });
 }

@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import { startLocal, type RunningLocal } from '../../local/server.ts';
+import { loadOrCreateSettings, rotateToken } from '../../local/settings.ts';
+import { addSettingOptions, configFromOptions } from '../options.ts';
+import { closeOnSignal } from './hosted.ts';
+
+export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel'] as const;
+
+/** `loom serve`: the desktop application's local API for one workspace. */
+export function serveCommand(): Command {
+  const command = new Command('serve').description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1");
+  return addSettingOptions(command, LOCAL_SETTINGS).action(async (_options, self: Command) => {
+    const config = configFromOptions(self);
+    const local = await startLocal(config);
+    printLocal(local);
+    closeOnSignal([local]);
+  });
+}
+
+export function printLocal(local: RunningLocal): void {
+  process.stdout.write(
+    [`Loom local API    ${local.url}/api   (workspace: ${local.workspace})`, `  Events          ws://127.0.0.1:${local.port}/events`, `  Token           ${local.token()}`].join('\n') + '\n',
+  );
+}
+
+/** `loom token [--rotate]`: prints the local API token (creating settings.json on first use). */
+export function tokenCommand(): Command {
+  const command = new Command('token').description('print the local API token (from settings.json in the config folder)').option('--rotate', 'replace it with a new one (a running server picks it up at once)');
+  return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean }, self: Command) => {
+    const { local } = configFromOptions(self);
+    const token = options.rotate ? rotateToken(local.configDir) : loadOrCreateSettings(local.configDir).apiToken;
+    process.stdout.write(`${token}\n`);
+  });
+}

@@ -1,0 +1,56 @@
+// The local event stream: every event gets the next sequence number and a time, then goes to
+// every subscriber (the WebSocket clients, the webhook outbox). Subscribers must be quick;
+// slow consumers keep their own bounded queues.
+import { systemClock, type Clock } from '../clock.ts';
+
+export const EVENT_TYPES = ['file:open', 'file:save', 'ai:complete', 'agent:start', 'agent:complete', 'git:commit'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface LoomEvent {
+  /** Increases by one per event, so a client can tell it missed some. */
+  seq: number;
+  type: EventType;
+  /** ISO 8601. */
+  time: string;
+  data: Record<string, unknown>;
+}
+
+export type EventListener = (event: LoomEvent) => void | Promise<void>;
+
+export class EventBus {
+  private seq = 0;
+  private readonly listeners = new Set<EventListener>();
+  /** Listeners that must finish before `emit` resolves (the durable webhook outbox). */
+  private readonly durableListeners = new Set<EventListener>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A listener whose work (e.g. queueing webhooks durably) is done before the event is acknowledged. */
+  subscribeDurable(listener: EventListener): () => void {
+    this.durableListeners.add(listener);
+    return () => this.durableListeners.delete(listener);
+  }
+
+  /** Emits an event; resolves once durable listeners have recorded it. */
+  async emit(type: EventType, data: Record<string, unknown>): Promise<LoomEvent> {
+    const event: LoomEvent = { seq: ++this.seq, type, time: new Date(this.clock.now()).toISOString(), data };
+    await Promise.all([...this.durableListeners].map((listener) => listener(event)));
+    for (const listener of this.listeners) {
+      try {
+        void listener(event);
+      } catch {
+        // A failing live listener must not stop the others or the emitter.
+      }
+    }
+    return event;
+  }
+}

@@ -1,0 +1,44 @@
+// The event WebSocket (/events). Each event is serialised once and written to every client;
+// a client that reads too slowly has events dropped while its send buffer is full (it sees the
+// gap in `seq`), so it can neither slow the editor nor grow memory without bound.
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { EventBus, LoomEvent } from '../core/events/bus.ts';
+
+/** Bytes a client may have waiting in its send buffer before its events are dropped. */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export interface EventHub {
+  clients(): number;
+  close(): void;
+}
+
+export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string): EventHub {
+  const clients = new Set<WebSocket>();
+  const broadcast = (event: LoomEvent) => {
+    if (clients.size === 0) return;
+    const message = JSON.stringify(event);
+    for (const socket of clients) {
+      if (socket.readyState !== socket.OPEN || socket.bufferedAmount > MAX_BUFFERED_BYTES) continue;
+      socket.send(message);
+    }
+  };
+  const unsubscribe = bus.subscribe(broadcast);
+
+  app.get('/events', { websocket: true }, (socket) => {
+    clients.add(socket);
+    socket.on('close', () => clients.delete(socket));
+    socket.on('error', () => clients.delete(socket));
+    // The stream is one-way; what clients send is ignored (pings are answered by ws itself).
+    socket.on('message', () => {});
+    socket.send(JSON.stringify({ type: 'hello', seq: bus.lastSeq, version }));
+  });
+
+  return {
+    clients: () => clients.size,
+    close() {
+      unsubscribe();
+      for (const socket of clients) socket.close(1001, 'server shutting down');
+    },
+  };
+}

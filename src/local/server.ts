@@ -1,0 +1,91 @@
+// Composition root of `loom serve`: settings, workspace, documents, events → app → listening on
+// the loopback addresses only.
+import fs from 'node:fs';
+import type { LoomConfig } from '../config/load.ts';
+import { LOOM_VERSION } from '../config/version.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { LoomError } from '../core/errors.ts';
+import { EventBus } from '../core/events/bus.ts';
+import { GitWorkspace } from '../core/git/index.ts';
+import { Documents } from '../core/workspace/documents.ts';
+import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
+import { WorkspacePaths } from '../core/workspace/paths.ts';
+import { openStore } from '../store/index.ts';
+import { buildLocalApp } from './app.ts';
+import { DEFAULT_LOCAL_LIMITS } from './rate-limit.ts';
+import { registerGitRoutes } from './routes/git.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { LiveSettings } from './settings.ts';
+
+export interface RunningLocal {
+  url: string;
+  port: number;
+  token: () => string;
+  workspace: string;
+  /** The webhook worker (tests drive it with `runDue()` and a manual clock). */
+  webhooks: WebhookDeliverer;
+  close(): Promise<void>;
+}
+
+export async function startLocal(config: LoomConfig, clock: Clock = systemClock): Promise<RunningLocal> {
+  if (!fs.existsSync(config.local.workspace) || !fs.statSync(config.local.workspace).isDirectory()) {
+    throw new LoomError('validation_error', `The workspace ${config.local.workspace} is not a folder.`);
+  }
+  const paths = new WorkspacePaths(config.local.workspace);
+  let log: (problems: string[]) => void = () => {};
+  const settings = new LiveSettings(config.local.configDir, (problems) => log(problems));
+  const bus = new EventBus(clock);
+  const documents = new Documents(paths, bus);
+  // The desktop app keeps its outbox in SQLite in the data dir, whatever the hosted store is.
+  const store = await openStore({ dataDir: config.dataDir });
+  const outbox = new WebhookOutbox(store.webhooks, clock);
+  const deliverer = new WebhookDeliverer({ repository: store.webhooks, endpoints: () => settings.current.webhooks ?? [], clock });
+  outbox.onEnqueue(() => deliverer.nudge());
+  // Queued durably before the event counts as emitted (and the request that caused it answers).
+  bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
+  let port = config.local.port;
+  const { app, events } = await buildLocalApp({
+    version: LOOM_VERSION,
+    clock,
+    startedAt: clock.now(),
+    bus,
+    documents,
+    token: () => settings.current.apiToken,
+    limits: () => ({ ...DEFAULT_LOCAL_LIMITS, ...settings.current.rateLimits }),
+    port: () => port,
+    logLevel: config.logLevel,
+    extraRoutes: (app) => {
+      registerGitRoutes(app, new GitWorkspace({ root: paths.root }), bus);
+      registerWebhookRoutes(app, outbox);
+    },
+  });
+  log = (problems) => app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
+  settings.watch();
+  const close = async () => {
+    settings.close();
+    events.close();
+    // A delivery under way may take up to its 15 s timeout; its lease makes it due again after a
+    // restart, so shutting down need not wait for it.
+    await Promise.race([deliverer.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await app.close();
+    await store.close();
+  };
+  try {
+    // `localhost` makes Fastify listen on every loopback address it resolves to: 127.0.0.1 and ::1.
+    await app.listen({ port, host: 'localhost' });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  deliverer.start();
+  const address = app.server.address();
+  port = typeof address === 'object' && address ? address.port : port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    token: () => settings.current.apiToken,
+    workspace: paths.root,
+    webhooks: deliverer,
+    close,
+  };
+}

@@ -1,0 +1,158 @@
+// The desktop app's "advanced settings": settings.json in the user's config folder, holding the
+// local API token, webhooks and local rate limits. Edits apply without a restart; an invalid
+// file is reported and the last good settings stay in force.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { EVENT_TYPES } from '../core/events/bus.ts';
+
+export const SETTINGS_FILE = 'settings.json';
+
+const WebhookEntry = Type.Object(
+  {
+    url: Type.String({ pattern: '^https?://', maxLength: 2048 }),
+    events: Type.Array(Type.Union([...EVENT_TYPES.map((e) => Type.Literal(e)), Type.Literal('*')]), { minItems: 1 }),
+    secret: Type.String({ minLength: 8, maxLength: 512 }),
+  },
+  { additionalProperties: false },
+);
+
+const LocalSettingsSchema = Type.Object(
+  {
+    apiToken: Type.String({ minLength: 24, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
+    webhooks: Type.Optional(Type.Array(WebhookEntry, { maxItems: 100 })),
+    rateLimits: Type.Optional(
+      Type.Object(
+        {
+          aiComplete: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          default: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  // Unknown keys are kept (a newer Loom may have written them) but not used.
+  { additionalProperties: true },
+);
+
+export type LocalSettings = Static<typeof LocalSettingsSchema>;
+export type WebhookSettings = Static<typeof WebhookEntry>;
+
+const checkSettings = Compile(LocalSettingsSchema);
+
+export function newApiToken(): string {
+  return `loom_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Reads and validates a settings file; returns the problems instead of throwing. */
+export function parseSettings(text: string): { settings?: LocalSettings; problems: string[] } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { problems: [`not valid JSON: ${(error as Error).message}`] };
+  }
+  if (!checkSettings.Check(data)) {
+    return { problems: [...checkSettings.Errors(data)].slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`) };
+  }
+  return { settings: data as LocalSettings, problems: [] };
+}
+
+/** Writes the file atomically with owner-only permissions (it holds the token and secrets). */
+export function writeSettings(dir: string, settings: LocalSettings): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, SETTINGS_FILE);
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
+  fs.chmodSync(temp, 0o600);
+  fs.renameSync(temp, file);
+}
+
+/** Loads settings.json, creating it with a fresh token on first run. Throws on an invalid file. */
+export function loadOrCreateSettings(dir: string): LocalSettings {
+  const file = path.join(dir, SETTINGS_FILE);
+  if (!fs.existsSync(file)) {
+    const settings: LocalSettings = { apiToken: newApiToken(), webhooks: [] };
+    writeSettings(dir, settings);
+    return settings;
+  }
+  const { settings, problems } = parseSettings(fs.readFileSync(file, 'utf8'));
+  if (!settings) throw new SettingsError(`${file} is invalid: ${problems.join('; ')}`);
+  return settings;
+}
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+/** Replaces the API token; the running server picks the new one up from the file. */
+export function rotateToken(dir: string): string {
+  const settings = loadOrCreateSettings(dir);
+  const apiToken = newApiToken();
+  writeSettings(dir, { ...settings, apiToken });
+  return apiToken;
+}
+
+/**
+ * The settings in force, following edits of the file. A file that does not parse or validate
+ * is reported through `onInvalid` and ignored; the last good settings stay.
+ */
+export class LiveSettings {
+  private value: LocalSettings;
+  private watcher?: fs.FSWatcher;
+  private timer?: NodeJS.Timeout;
+  private readonly listeners = new Set<(settings: LocalSettings) => void>();
+
+  constructor(
+    readonly dir: string,
+    private readonly onInvalid: (problems: string[]) => void = () => {},
+  ) {
+    this.value = loadOrCreateSettings(dir);
+  }
+
+  get current(): LocalSettings {
+    return this.value;
+  }
+
+  onChange(listener: (settings: LocalSettings) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Watches the folder (editors and our own writer replace the file by rename). */
+  watch(): void {
+    this.watcher = fs.watch(this.dir, (_event, name) => {
+      if (name && name !== SETTINGS_FILE) return;
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.reload(), 50);
+    });
+    this.watcher.on('error', () => {});
+  }
+
+  /** Re-reads the file now; returns whether new settings took effect. */
+  reload(): boolean {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.dir, SETTINGS_FILE), 'utf8');
+    } catch (error) {
+      this.onInvalid([`cannot read ${SETTINGS_FILE}: ${(error as NodeJS.ErrnoException).code}`]);
+      return false;
+    }
+    const { settings, problems } = parseSettings(text);
+    if (!settings) {
+      this.onInvalid(problems);
+      return false;
+    }
+    if (JSON.stringify(settings) === JSON.stringify(this.value)) return false;
+    this.value = settings;
+    for (const listener of this.listeners) listener(settings);
+    return true;
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.watcher?.close();
+  }
+}

@@ -1,0 +1,96 @@
+// Starts the real local server (loom serve) on 127.0.0.1:0 with a temporary workspace and
+// config folder, for tests that talk to it over HTTP and WebSocket.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/load.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { startLocal, type RunningLocal } from '../../src/local/server.ts';
+
+export interface TestLocal extends RunningLocal {
+  clock: ManualClock;
+  configDir: string;
+  dataDir: string;
+  /** Writes a file into the workspace. */
+  write(relative: string, text: string): string;
+  /** A request with the token (unless `headers.authorization` is given as ''), via node:http so Host can be set. */
+  request(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any; text: string }>;
+}
+
+export interface TestLocalOptions {
+  files?: Record<string, string>;
+  settings?: Record<string, unknown>;
+  /** Reuse these folders (a restart); they are then left in place on close. */
+  workspace?: string;
+  configDir?: string;
+  dataDir?: string;
+  clock?: ManualClock;
+}
+
+export async function startTestLocal(options: TestLocalOptions = {}): Promise<TestLocal> {
+  const workspace = options.workspace ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loom-ws-'));
+  const configDir = options.configDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cfg-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loom-data-'));
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, name), text);
+  }
+  if (options.settings) fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(options.settings), { mode: 0o600 });
+  const clock = options.clock ?? new ManualClock();
+  const config = loadConfig({
+    env: {},
+    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: 'silent' }),
+  });
+  const local = await startLocal(config, clock);
+  return {
+    ...local,
+    clock,
+    configDir,
+    dataDir,
+    write(relative, text) {
+      const file = path.join(workspace, relative);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+      return file;
+    },
+    request(method, route, body, headers = {}) {
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const allHeaders: Record<string, string> = {
+        host: `127.0.0.1:${local.port}`,
+        authorization: `Bearer ${local.token()}`,
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      };
+      for (const [key, value] of Object.entries(allHeaders)) if (value === '') delete allHeaders[key];
+      return new Promise((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: local.port, method, path: route, headers: allHeaders }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => {
+            let json: unknown;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, json, text });
+          });
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+    async close() {
+      await local.close();
+      if (!options.configDir) fs.rmSync(configDir, { recursive: true, force: true });
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!options.workspace) fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const file = path.join(dir, 'loom-test-config.json');
+  fs.writeFileSync(file, JSON.stringify(config));
+  return file;
+}
