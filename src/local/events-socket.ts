@@ -10,16 +10,25 @@ export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface EventHub {
   clients(): number;
+  /** Events not sent to a client because its send buffer was full, over all clients. */
+  dropped(): number;
+  /** The largest send buffer of any client right now, in bytes. */
+  maxBuffered(): number;
   close(): void;
 }
 
 export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string): EventHub {
   const clients = new Set<WebSocket>();
+  let dropped = 0;
   const broadcast = (event: LoomEvent) => {
     if (clients.size === 0) return;
     const message = JSON.stringify(event);
     for (const socket of clients) {
-      if (socket.readyState !== socket.OPEN || socket.bufferedAmount > MAX_BUFFERED_BYTES) continue;
+      if (socket.readyState !== socket.OPEN) continue;
+      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        dropped += 1;
+        continue;
+      }
       socket.send(message);
     }
   };
@@ -36,6 +45,8 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
 
   return {
     clients: () => clients.size,
+    dropped: () => dropped,
+    maxBuffered: () => Math.max(0, ...[...clients].map((socket) => socket.bufferedAmount)),
     close() {
       unsubscribe();
       for (const socket of clients) socket.close(1001, 'server shutting down');

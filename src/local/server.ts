@@ -12,6 +12,7 @@ import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { openStore } from '../store/index.ts';
 import { buildLocalApp } from './app.ts';
+import type { EventHub } from './events-socket.ts';
 import { DEFAULT_LOCAL_LIMITS } from './rate-limit.ts';
 import { registerGitRoutes } from './routes/git.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
@@ -24,6 +25,10 @@ export interface RunningLocal {
   workspace: string;
   /** The webhook worker (tests drive it with `runDue()` and a manual clock). */
   webhooks: WebhookDeliverer;
+  /** The server's event bus: what it emits goes to /events clients and the webhook outbox. */
+  events: EventBus;
+  /** The /events WebSocket clients: how many, and what was dropped for slow ones. */
+  eventStream: EventHub;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,8 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     token: () => settings.current.apiToken,
     workspace: paths.root,
     webhooks: deliverer,
+    events: bus,
+    eventStream: events,
     close,
   };
 }
