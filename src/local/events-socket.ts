@@ -1,6 +1,8 @@
-// The event WebSocket (/events). Each event is serialised once and written to every client;
+// The event WebSocket (/events). Each event is serialised once and written to every client
+// (batched per turn of the event loop);
 // a client that reads too slowly has events dropped while its send buffer is full (it sees the
 // gap in `seq`), so it can neither slow the editor nor grow memory without bound.
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventBus, LoomEvent } from '../core/events/bus.ts';
@@ -17,9 +19,22 @@ export interface EventHub {
   close(): void;
 }
 
+/** The TCP socket under a `ws` connection (not in ws's public API; absent, frames go out one by one). */
+function rawSocket(socket: WebSocket): Socket | undefined {
+  const raw = (socket as unknown as { _socket?: Socket })._socket;
+  return raw && typeof raw.cork === 'function' ? raw : undefined;
+}
+
 export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string): EventHub {
   const clients = new Set<WebSocket>();
   let dropped = 0;
+  // Frames written in one turn of the event loop leave in one system call per client: each
+  // socket is corked at its first frame and uncorked once the turn is over.
+  const corked = new Set<Socket>();
+  const uncorkAll = () => {
+    for (const raw of corked) raw.uncork();
+    corked.clear();
+  };
   const broadcast = (event: LoomEvent) => {
     if (clients.size === 0) return;
     const message = JSON.stringify(event);
@@ -28,6 +43,12 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
       if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
         dropped += 1;
         continue;
+      }
+      const raw = rawSocket(socket);
+      if (raw && !corked.has(raw)) {
+        if (corked.size === 0) setImmediate(uncorkAll);
+        raw.cork();
+        corked.add(raw);
       }
       socket.send(message);
     }
