@@ -9,9 +9,8 @@
 //                             BENCH_ANCHOR_OPS: measured anchor edits per kind (default 50)
 import fs from 'node:fs';
 import os from 'node:os';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { TextBuffer } from '../src/core/text/index.ts';
+import { readPositive, collectGarbage } from './support.ts';
 
 const DOC_MB = readPositive('BENCH_DOC_MB', 50);
 const LOOM_OPS = Math.round(readPositive('BENCH_OPS', 2000));
@@ -45,20 +44,6 @@ interface Latencies {
 }
 
 const newLatencies = (): Latencies => ({ samples: [], pastes: [], growth: 0, cpuNanos: 0 });
-
-function readPositive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not "${raw}"`);
-  return value;
-}
-
-/** A full garbage collection, so that one side's garbage is not collected on the other's time. */
-const collectGarbage: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
 
 /** mulberry32: a fixed seed makes every run edit the same places with the same text. */
 function seeded(seed: number): () => number {

@@ -17,14 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket, { WebSocketServer } from 'ws';
 import { loadConfig } from '../src/config/load.ts';
 import type { EventType } from '../src/core/events/bus.ts';
 import { newApiToken } from '../src/local/settings.ts';
 import { startLocal } from '../src/local/server.ts';
+import { readPositive, collectGarbage } from './support.ts';
 
 const DURATION_SECONDS = readPositive('BENCH_DURATION', 10);
 const CLIENTS = 100;
@@ -95,14 +94,6 @@ interface SlowResult {
   firstMissing: number | undefined;
   /** Bytes of the messages it received before the first missing one. */
   bytesBeforeGap: number;
-}
-
-function readPositive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not "${raw}"`);
-  return value;
 }
 
 /** The monotonic clock in ns: one clock for every thread of the process. */
@@ -471,12 +462,6 @@ async function startAnchorSide(sent: BigInt64Array): Promise<Side> {
     },
   };
 }
-
-/** A full garbage collection (for memory figures taken between runs, never during one). */
-const collectGarbage: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
 
 /** Nanoseconds the calling thread has spent on a CPU (Linux), as in bench/hosted-throughput. */
 function threadCpuNanos(): number | undefined {

@@ -13,6 +13,7 @@ import { loadConfig, type LoomConfig } from '../src/config/load.ts';
 import { LOOM_VERSION } from '../src/config/version.ts';
 import { loadCatalog } from '../src/core/catalog/load.ts';
 import { startHosted } from '../src/hosted/server.ts';
+import { readPositive } from './support.ts';
 
 const DURATION_SECONDS = readPositive('BENCH_DURATION', 10);
 // Short slices, because on a shared machine the CPU a thread gets drifts up to 4x within tens
@@ -48,14 +49,6 @@ interface Comparison {
   endpoint: Endpoint;
   pairs: Pair[];
   warmupFailures: number;
-}
-
-function readPositive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not "${raw}"`);
-  return value;
 }
 
 /**
