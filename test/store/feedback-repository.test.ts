@@ -8,8 +8,9 @@ import { describe, it, type TestContext } from 'node:test';
 import { ManualClock } from '../../src/core/clock.ts';
 import { LoomError } from '../../src/core/errors.ts';
 import { FeedbackService, type FeedbackRecord } from '../../src/core/feedback/feedback.ts';
-import { openStore, type Store, type StoreOptions } from '../../src/store/index.ts';
+import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import { postgresUrl } from '../support/services.ts';
+import { openTestStore as open } from '../support/store.ts';
 
 interface DialectUnderTest {
   name: 'sqlite' | 'postgres';
@@ -47,14 +48,6 @@ const DIALECTS: DialectUnderTest[] = [
   },
 ];
 
-/** Opens a store that is closed when the test ends (closing twice is allowed). */
-async function open(t: TestContext, options: StoreOptions): Promise<Store> {
-  const store = await openStore(options);
-  let closed: Promise<void> | undefined;
-  const close = () => (closed ??= store.close());
-  t.after(close);
-  return { ...store, close };
-}
 
 function record(n: number, overrides: Partial<FeedbackRecord> = {}): FeedbackRecord {
   return {

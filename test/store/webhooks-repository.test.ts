@@ -6,8 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { NewDeliveryRecord } from '../../src/core/webhooks/records.ts';
-import { openStore, type Store, type StoreOptions } from '../../src/store/index.ts';
+import type { StoreOptions } from '../../src/store/index.ts';
 import { postgresUrl } from '../support/services.ts';
+import { openTestStore as open } from '../support/store.ts';
 
 function tempDir(t: TestContext): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-store-'));
@@ -26,13 +27,6 @@ const DIALECTS: { name: 'sqlite' | 'postgres'; fresh(t: TestContext): Promise<St
   },
 ];
 
-async function open(t: TestContext, options: StoreOptions): Promise<Store> {
-  const store = await openStore(options);
-  let closed: Promise<void> | undefined;
-  const close = () => (closed ??= store.close());
-  t.after(close);
-  return { ...store, close };
-}
 
 const T0 = Date.UTC(2026, 0, 1);
 

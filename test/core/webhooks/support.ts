@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { openStore, type Store, type StoreOptions } from '../../../src/store/index.ts';
+export { openTestStore } from '../../support/store.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -68,13 +68,4 @@ export function tempDir(t: TestContext): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-webhooks-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** Opens a store that is closed when the test ends (closing twice is allowed). */
-export async function openTestStore(t: TestContext, options: StoreOptions): Promise<Store> {
-  const store = await openStore(options);
-  let closed: Promise<void> | undefined;
-  const close = () => (closed ??= store.close());
-  t.after(close);
-  return { ...store, close };
 }
