@@ -227,7 +227,7 @@ describe('getDownloadAsset', () => {
   it('sends one upstream request for many concurrent clients', async () => {
     hosted.clock.advance(61_000);
     let heads = 0;
-    upstream.behave('/releases/cli-linux', (request, response) => {
+    upstream.behave('/releases/cli-linux', (_request, response) => {
       heads += 1;
       setTimeout(() => response.writeHead(200).end(), 50);
     });

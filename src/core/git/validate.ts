@@ -1,6 +1,5 @@
 // Input checks done before git sees anything: names that could be read as options or as
 // something other than a plain branch, and paths that leave the workspace.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError } from '../errors.ts';
 import { isInside, realpathLoose } from '../workspace/paths.ts';

@@ -7,7 +7,7 @@
 // session's CSRF token in X-CSRF-Token and, when the browser says where it comes from, the
 // server's own origin (403 `forbidden` otherwise).
 import fs from 'node:fs';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../../contracts/versioning.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { LoomError } from '../../core/errors.ts';

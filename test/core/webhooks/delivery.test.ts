@@ -183,7 +183,7 @@ describe('webhook delivery', () => {
   });
 
   it('disables the endpoint on 410: the pending rows end disabled, new events skip it, a new secret enables it', async (t) => {
-    const { store, clock, receiver, outbox, deliverer, settings } = await rig(t);
+    const { clock, receiver, outbox, deliverer, settings } = await rig(t);
     receiver.reply = () => ({ status: 410 });
     const [first] = await outbox.enqueue(event('git:commit'), settings.webhooks);
     clock.advance(1);
