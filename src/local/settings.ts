@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { EVENT_TYPES } from '../core/events/bus.ts';
+import { writeFileAtomically } from '../core/files/write-atomically.ts';
 
 export const SETTINGS_FILE = 'settings.json';
 
@@ -63,11 +64,7 @@ export function parseSettings(text: string): { settings?: LocalSettings; problem
 /** Writes the file atomically with owner-only permissions (it holds the token and secrets). */
 export function writeSettings(dir: string, settings: LocalSettings): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, SETTINGS_FILE);
-  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
-  fs.chmodSync(temp, 0o600);
-  fs.renameSync(temp, file);
+  writeFileAtomically(path.join(dir, SETTINGS_FILE), JSON.stringify(settings, null, 2) + '\n', 0o600);
 }
 
 /** Loads settings.json, creating it with a fresh token on first run. Throws on an invalid file. */

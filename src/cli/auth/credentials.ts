@@ -3,11 +3,11 @@
 // rename) so that a crash never leaves half a file, and changed under a lock file so that two
 // `loom` processes refreshing at once do not both spend the same refresh token (the server
 // would see the reuse and revoke the whole sign-in).
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultConfigDir } from '../../config/paths.ts';
 import { CliError } from '../errors.ts';
+import { writeFileAtomically } from '../../core/files/write-atomically.ts';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
@@ -111,22 +111,9 @@ export class CredentialStore {
    */
   writeHeld(contents: CredentialsFile): void {
     this.ensureDir();
-    const temp = path.join(this.dir, `.${CREDENTIALS_FILE}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      const fd = fs.openSync(temp, 'wx', 0o600);
-      try {
-        fs.writeFileSync(fd, JSON.stringify(contents, null, 2) + '\n');
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      // The umask can only narrow 0600, but a chmod makes sure; done before the rename so the
-      // file is never visible with wider permissions.
-      fs.chmodSync(temp, 0o600);
-      fs.renameSync(temp, this.file);
-      fs.chmodSync(this.file, 0o600);
+      writeFileAtomically(this.file, JSON.stringify(contents, null, 2) + '\n', 0o600);
     } catch (error) {
-      fs.rmSync(temp, { force: true });
       throw new CliError(`cannot write ${this.file}: ${(error as Error).message}`);
     }
   }

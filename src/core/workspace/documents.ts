@@ -1,11 +1,10 @@
 // The editor's open documents: each held in a TextBuffer (edits cost the edit, not the file),
 // one of them active, each with a cursor. Positions on the public side are 1-based lines and
 // columns (UTF-16 code units, as in JavaScript strings and LSP); inside they are 0-based.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
+import { writeFileAtomically } from '../files/write-atomically.ts';
 import { TextBuffer } from '../text/index.ts';
 import { detectLanguage } from './language.ts';
 import type { WorkspacePaths } from './paths.ts';
@@ -133,7 +132,7 @@ export class Documents {
     }
     // Re-check the real path: a symlink may have been planted since the document was opened.
     await this.paths.resolve(document.path);
-    writeAtomically(document.absolute, document.buffer.getText());
+    writeFileAtomically(document.absolute, document.buffer.getText());
     const after = fs.statSync(document.absolute);
     document.disk = { mtimeMs: after.mtimeMs, size: after.size };
     document.savedVersion = document.version;
@@ -227,23 +226,5 @@ function statFile(absolute: string, key: string): fs.Stats | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new LoomError('validation_error', `${key} cannot be read: ${(error as NodeJS.ErrnoException).code}.`);
-  }
-}
-
-function writeAtomically(file: string, text: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.loom-${randomBytes(6).toString('hex')}.tmp`);
-  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o644;
-  const fd = fs.openSync(temp, 'wx', mode);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
   }
 }

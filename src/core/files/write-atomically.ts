@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Replaces a file so that a crash never leaves half of it: a temporary file in the same folder,
+ * fsynced, renamed over the target. `mode` defaults to the target's current mode (0644 for a
+ * new file); it is set on the temporary file before the rename, so the file is never visible
+ * with wider permissions, whatever the umask.
+ */
+export function writeFileAtomically(file: string, contents: string, mode?: number): void {
+  const finalMode = mode ?? (fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o644);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fd = fs.openSync(temp, 'wx', finalMode);
+    try {
+      fs.writeFileSync(fd, contents);
+      fs.fchmodSync(fd, finalMode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
