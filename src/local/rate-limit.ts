@@ -3,8 +3,8 @@
 // budgets are for the server as a whole, one per limit class.
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import { LoomError } from '../core/errors.ts';
 import { MemoryCounter } from '../core/rate-limit/counters.ts';
+import { applyRateLimit } from '../http/rate-limit-headers.ts';
 
 export interface LocalLimits {
   aiComplete: number;
@@ -24,11 +24,6 @@ export function registerLocalRateLimit(app: FastifyInstance, limits: () => Local
   app.addHook('onRequest', (request, reply, done) => {
     const kind = limitClass(request.url.split('?')[0] ?? '/');
     const max = limits()[kind];
-    const { current, ttl } = counter.count(kind, WINDOW_MS);
-    const reset = Math.max(1, Math.ceil(ttl / 1000));
-    reply.headers({ 'ratelimit-limit': max, 'ratelimit-remaining': Math.max(0, max - current), 'ratelimit-reset': reset });
-    if (current <= max) return done();
-    reply.header('retry-after', reset);
-    done(new LoomError('rate_limited', `More than ${max} requests per minute to the local API.`, `Retry after ${reset} s.`));
+    done(applyRateLimit(reply, counter.count(kind, WINDOW_MS), max, WINDOW_MS / 1000));
   });
 }

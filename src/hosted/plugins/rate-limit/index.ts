@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
-import { LoomError } from '../../../core/errors.ts';
 import { MemoryCounter, type Counter, type CountResult } from '../../../core/rate-limit/counters.ts';
+import { applyRateLimit } from '../../../http/rate-limit-headers.ts';
 import { RedisCounter } from './redis-counter.ts';
 
 export interface RateLimitOptions {
@@ -37,14 +37,7 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     : memory;
   options.redis?.on('ready', () => (warned = false));
 
-  /** Sets the headers and returns the refusal when the client is over the limit. */
-  const enforce = (reply: FastifyReply, { current, ttl }: CountResult): LoomError | undefined => {
-    const reset = Math.max(1, Math.ceil(ttl / 1000));
-    reply.headers({ 'ratelimit-limit': options.max, 'ratelimit-remaining': Math.max(0, options.max - current), 'ratelimit-reset': reset });
-    if (current <= options.max) return undefined;
-    reply.header('retry-after', reset);
-    return new LoomError('rate_limited', `Rate limit of ${options.max} requests per ${options.windowSeconds} s exceeded.`, `Retry after ${reset} s.`);
-  };
+  const enforce = (reply: FastifyReply, counted: CountResult) => applyRateLimit(reply, counted, options.max, options.windowSeconds);
 
   app.addHook('onRequest', (request, reply, done) => {
     const counted = counter.count(request.ip, windowMs);
