@@ -94,17 +94,22 @@ export class CodeHostProvider implements SignInProvider {
     return (await response.json()) as T;
   }
 
-  private async request(url: string, init: RequestInit): Promise<Response> {
-    try {
-      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
-    } catch {
-      throw unavailable('The code host could not be reached.');
-    }
+  private request(url: string, init: RequestInit): Promise<Response> {
+    return fetchProvider(url, init, this.options.timeoutMs ?? 10_000, 'code host');
   }
 }
 
 function unavailable(message: string): LoomError {
   return new LoomError('upstream_unavailable', message, 'Try signing in again shortly.');
+}
+
+/** A request to a sign-in provider, bounded in time; a network failure is upstream_unavailable. */
+export async function fetchProvider(url: string, init: RequestInit, timeoutMs: number, provider: string): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    throw unavailable(`The ${provider} could not be reached.`);
+  }
 }
 
 function trim(url: string): string {

@@ -2,7 +2,7 @@
 // code flow with PKCE and a nonce; the ID token is verified against the provider's JWKS.
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { LoomError } from '../errors.ts';
-import type { SignInProvider } from './codehost.ts';
+import { fetchProvider, type SignInProvider } from './codehost.ts';
 import type { ExternalIdentity } from './records.ts';
 import { pkceChallenge } from './secrets.ts';
 
@@ -95,11 +95,7 @@ export class OidcProvider implements SignInProvider {
     return this.discovery;
   }
 
-  private async request(url: string, init: RequestInit): Promise<Response> {
-    try {
-      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
-    } catch {
-      throw new LoomError('upstream_unavailable', 'The identity provider could not be reached.', 'Try signing in again shortly.');
-    }
+  private request(url: string, init: RequestInit): Promise<Response> {
+    return fetchProvider(url, init, this.options.timeoutMs ?? 10_000, 'identity provider');
   }
 }
