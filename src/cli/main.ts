@@ -6,7 +6,9 @@ import { LoomError } from '../core/errors.ts';
 import { SettingsError } from '../local/settings.ts';
 import { adminCommand } from './commands/admin.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
+import { completeCommand } from './commands/complete.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
 
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
     .addCommand(serveCommand())
     .addCommand(tokenCommand())
     .addCommand(adminCommand())
+    .addCommand(modelsCommand())
+    .addCommand(completeCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

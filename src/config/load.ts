@@ -29,6 +29,22 @@ export interface LoomConfig {
   upstream: { timeoutMs: number; cacheSeconds: number };
   bodyLimit: number;
   logLevel: string;
+  /** Where model files are installed and looked up by catalog name. */
+  modelsDir: string;
+  /** Code the hosted builtin model is trained on at start. */
+  corpusDir?: string;
+  completion: CompletionConfig;
+}
+
+/** How completions are produced; the desktop app's settings.json may override `completion.*`. */
+export interface CompletionConfig {
+  provider: 'builtin' | 'gguf' | 'openai';
+  timeoutMs: number;
+  maxTokens: number;
+  prefixChars: number;
+  suffixChars: number;
+  gguf?: { model: string; gpu: 'auto' | 'off' | 'cuda' | 'vulkan' | 'metal'; contextSize: number };
+  openai?: { baseUrl: string; apiKey?: string; model: string; fim: 'auto' | 'on' | 'off' };
 }
 
 export class ConfigError extends Error {
@@ -74,10 +90,11 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
   }
 
   const get = <T>(key: SettingKey) => resolved.get(key) as T;
+  const dataDir = path.resolve(get<string | undefined>('dataDir') ?? defaultDataDir(env));
   const host = get<string>('hosted.host');
   const port = get<number>('hosted.port');
   return {
-    dataDir: path.resolve(get<string | undefined>('dataDir') ?? defaultDataDir(env)),
+    dataDir,
     configFile: file,
     hosted: { port, host },
     local: {
@@ -97,6 +114,31 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     upstream: { timeoutMs: get('upstream.timeoutMs'), cacheSeconds: get('upstream.cacheSeconds') },
     bodyLimit: get('bodyLimit'),
     logLevel: get('logLevel'),
+    modelsDir: path.resolve(get<string | undefined>('modelsDir') ?? path.join(dataDir, 'models')),
+    corpusDir: get<string | undefined>('corpusDir') && path.resolve(get<string>('corpusDir')),
+    completion: completionConfig(get),
+  };
+}
+
+function completionConfig(get: <T>(key: SettingKey) => T): CompletionConfig {
+  const ggufModel = get<string | undefined>('gguf.model');
+  const openaiUrl = get<string | undefined>('openai.baseUrl');
+  const openaiModel = get<string | undefined>('openai.model');
+  if (openaiUrl && !openaiModel) throw new ConfigError('openai.baseUrl is set but openai.model is not (LOOM_OPENAI_MODEL).');
+  const provider = get<CompletionConfig['provider']>('completion.provider');
+  if (provider === 'gguf' && !ggufModel) throw new ConfigError('completion.provider is gguf but gguf.model is not set (LOOM_GGUF_MODEL).');
+  if (provider === 'openai' && !openaiUrl) throw new ConfigError('completion.provider is openai but openai.baseUrl is not set (LOOM_OPENAI_BASE_URL).');
+  return {
+    provider,
+    timeoutMs: get('completion.timeoutMs'),
+    maxTokens: get('completion.maxTokens'),
+    prefixChars: get('completion.prefixChars'),
+    suffixChars: get('completion.suffixChars'),
+    gguf: ggufModel ? { model: ggufModel, gpu: get('gguf.gpu'), contextSize: get('gguf.contextSize') } : undefined,
+    openai:
+      openaiUrl && openaiModel
+        ? { baseUrl: stripTrailingSlash(openaiUrl), apiKey: get('openai.apiKey'), model: openaiModel, fim: get('openai.fim') }
+        : undefined,
   };
 }
 

@@ -40,15 +40,19 @@ export const ERROR_CODES = {
   push_rejected: { status: 409, meaning: 'Local API, git: the remote refused the push (it has commits the branch lacks: pull first; or a hook or protection said no).' },
   commit_rejected: { status: 409, meaning: 'Local API, git: git refused the commit, usually a pre-commit or commit-msg hook; its output is in the message.' },
   repository_busy: { status: 409, meaning: 'Local API, git: another git process holds the repository lock (index.lock); try again.' },
+  unknown_model: { status: 400, meaning: 'The request names a model this server does not serve; the hint lists those it does.' },
   rate_limited: { status: 429, meaning: 'Too many requests; wait Retry-After seconds.' },
   internal_error: { status: 500, meaning: 'An unexpected failure inside Loom; it is logged.' },
   git_failed: { status: 500, meaning: "Local API, git: git failed in a way Loom does not recognise; git's own words are in the message." },
   upstream_unavailable: { status: 502, meaning: 'The code host that serves release files could not be reached or failed.' },
   remote_auth_failed: { status: 502, meaning: 'Local API, git: the remote wants credentials that git does not have; Loom never prompts for them.' },
   remote_unavailable: { status: 502, meaning: 'Local API, git: the remote could not be reached, timed out, or has no repository at its URL.' },
+  model_failed: { status: 502, meaning: 'The model provider answered with an error (an OpenAI-compatible server refused the request or sent something unreadable).' },
+  model_unavailable: { status: 503, meaning: 'The configured model cannot be used: its file is missing or not a GGUF model, its runtime is not installed, or its server cannot be reached.' },
   store_unavailable: { status: 503, meaning: 'The database could not be reached; nothing was written.' },
   git_unavailable: { status: 503, meaning: 'Local API, git: git is not installed or not on PATH.' },
   git_timeout: { status: 504, meaning: 'Local API, git: a git command ran past its time limit and was stopped.' },
+  model_timeout: { status: 504, meaning: 'The model did not finish within the completion time limit; it was stopped.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

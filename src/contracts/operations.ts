@@ -14,6 +14,8 @@ import {
   PLATFORMS,
   PRODUCT_IDS,
   ProductDownloads,
+  TabCompleteRequest,
+  TabCompletion,
 } from './schemas.ts';
 
 export interface OperationRequest {
@@ -197,6 +199,31 @@ export const exchangeToken = defineOperation({
   noStore: true,
 });
 
+export const tabComplete = defineOperation({
+  operationId: 'tabComplete',
+  method: 'POST',
+  path: '/tab/complete',
+  summary: 'Complete code at the cursor',
+  description:
+    "Tab completion: the text that belongs between `prefix` and `suffix`, from the engine the desktop app's /api/ai/complete uses too. An empty completion means the model has nothing it is sure of. Typing the suggestion's characters gets the rest from a cache without a model call; a newer request for the same `filePath` from the same caller answers the older one with an empty completion. What a request carries is used for that request only; it never trains the shared model.",
+  tag: 'Completion',
+  versions: ['v1'],
+  auth: { oauth2: ['read:tab'], bearer: true },
+  request: { body: TabCompleteRequest, contentTypes: ['application/json'] },
+  success: { status: 200, description: 'The completion.', schema: TabCompletion },
+  errors: [
+    'validation_error',
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'unknown_model',
+    'model_failed',
+    'model_unavailable',
+    'model_timeout',
+    'unsupported_version',
+  ],
+});
+
 /** Every operation, in the order of interface.md. */
 export const operations = [
   getHealth,
@@ -207,6 +234,7 @@ export const operations = [
   startCodeHostAuth,
   startOidcAuth,
   exchangeToken,
+  tabComplete,
 ] as const;
 
 export type AnyOperation = (typeof operations)[number];

@@ -1,13 +1,17 @@
 // Composition root of `loom hosted`: config → store, catalog, services → app → listening.
+import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import { publicUrlFor, type LoomConfig } from '../config/load.ts';
+import { ConfigError, publicUrlFor, type LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
+import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../core/completion/builtin/index.ts';
+import { createCompletionEngine } from '../core/completion/setup.ts';
 import { FeedbackService } from '../core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
 import { createIdentity } from '../core/identity/index.ts';
 import { OidcProvider } from '../core/identity/oidc.ts';
+import { ModelLibrary } from '../core/models/library.ts';
 import { ReleaseChecker } from '../core/releases/release-checker.ts';
 import { MutableServiceUrls } from '../core/urls.ts';
 import { openStore, type Store } from '../store/index.ts';
@@ -33,13 +37,29 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
   };
   try {
     const identity = await createIdentity(store, { urls, providers: signInProviders(config), clock });
+    // The shared builtin model learns only the operator's corpus, never what requests carry.
+    const builtinModel = new BuiltinModel();
+    const training = new AbortController();
+    resources.push({ close: async () => training.abort() });
+    let reportTrainingFailure = (_error: Error) => {};
+    if (config.corpusDir) {
+      if (!fs.statSync(config.corpusDir, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(`The corpus folder ${config.corpusDir} (LOOM_CORPUS_DIR) is not a folder.`);
+      trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).catch((error: Error) => reportTrainingFailure(error));
+    }
+    const completion = createCompletionEngine(
+      { builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir },
+      () => config.completion,
+    );
+    resources.push(completion);
     const app = await buildHostedApp({
       services: {
         catalog,
+        models: new ModelLibrary(catalog, config.modelsDir),
         releases: new ReleaseChecker({ ...config.upstream, clock }),
         feedback: new FeedbackService(store.feedback, clock),
         health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
         identity,
+        completion,
       },
       version: LOOM_VERSION,
       urls,
@@ -51,6 +71,9 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       redis,
     });
     resources.push(app);
+    reportTrainingFailure = (error) => {
+      if (!training.signal.aborted) app.log.warn({ corpusDir: config.corpusDir, error: error.message }, 'training on the corpus stopped');
+    };
     await app.listen({ port: config.hosted.port, host: config.hosted.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.hosted.port;

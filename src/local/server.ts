@@ -3,7 +3,12 @@
 import fs from 'node:fs';
 import type { LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
+import { loadCatalog } from '../core/catalog/load.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { BuiltinModel, BuiltinProvider, trainOnFolder, acceptsFile, skipsDirectory } from '../core/completion/builtin/index.ts';
+import type { CompletionEngine } from '../core/completion/engine.ts';
+import { createCompletionEngine } from '../core/completion/setup.ts';
+import { WorkspaceLearner } from '../core/completion/workspace-learner.ts';
 import { LoomError } from '../core/errors.ts';
 import { EventBus } from '../core/events/bus.ts';
 import { GitWorkspace } from '../core/git/index.ts';
@@ -12,8 +17,10 @@ import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { openStore } from '../store/index.ts';
 import { buildLocalApp } from './app.ts';
+import { effectiveCompletion } from './completion-settings.ts';
 import type { EventHub } from './events-socket.ts';
 import { DEFAULT_LOCAL_LIMITS } from './rate-limit.ts';
+import { registerAiRoutes } from './routes/ai.ts';
 import { registerGitRoutes } from './routes/git.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { LiveSettings } from './settings.ts';
@@ -29,6 +36,8 @@ export interface RunningLocal {
   events: EventBus;
   /** The /events WebSocket clients: how many, and what was dropped for slow ones. */
   eventStream: EventHub;
+  /** The completion engine, and the learner that keeps its builtin model in step with the workspace. */
+  completion: { engine: CompletionEngine; learner: WorkspaceLearner };
   close(): Promise<void>;
 }
 
@@ -48,6 +57,20 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
   outbox.onEnqueue(() => deliverer.nudge());
   // Queued durably before the event counts as emitted (and the request that caused it answers).
   bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
+  // The builtin model learns the workspace in the background; the server answers meanwhile.
+  const builtinModel = new BuiltinModel();
+  const learner = new WorkspaceLearner(builtinModel, paths.root, {
+    train: (signal) => trainOnFolder(builtinModel, paths.root, { signal }),
+    accepts: acceptsFile,
+    skipsDirectory,
+  });
+  documents.onChange((changed, text) => learner.documentChanged(changed, text));
+  const completionConfig = () => effectiveCompletion(config.completion, settings.current.completion);
+  const engine = createCompletionEngine(
+    { builtin: new BuiltinProvider(builtinModel), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
+    completionConfig,
+  );
+  settings.onChange(() => engine.providers.configure(completionConfig()));
   let port = config.local.port;
   const { app, events } = await buildLocalApp({
     version: LOOM_VERSION,
@@ -62,12 +85,15 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     extraRoutes: (app) => {
       registerGitRoutes(app, new GitWorkspace({ root: paths.root }), bus);
       registerWebhookRoutes(app, outbox);
+      registerAiRoutes(app, engine, bus);
     },
   });
   log = (problems) => app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
   settings.watch();
   const close = async () => {
     settings.close();
+    learner.close();
+    await engine.close();
     events.close();
     // A delivery under way may take up to its 15 s timeout; its lease makes it due again after a
     // restart, so shutting down need not wait for it.
@@ -83,6 +109,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     throw error;
   }
   deliverer.start();
+  learner.start();
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : port;
   return {
@@ -93,6 +120,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     webhooks: deliverer,
     events: bus,
     eventStream: events,
+    completion: { engine, learner },
     close,
   };
 }

@@ -20,6 +20,39 @@ const WebhookEntry = Type.Object(
   { additionalProperties: false },
 );
 
+/** Overrides of the completion settings (docs/configuration.md); each applies without a restart. */
+const CompletionSettings = Type.Object(
+  {
+    provider: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('gguf'), Type.Literal('openai')])),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    prefixChars: Type.Optional(Type.Integer({ minimum: 64, maximum: 1_000_000 })),
+    suffixChars: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    gguf: Type.Optional(
+      Type.Object(
+        {
+          model: Type.String({ minLength: 1, maxLength: 4096 }),
+          gpu: Type.Optional(Type.Union(['auto', 'off', 'cuda', 'vulkan', 'metal'].map((v) => Type.Literal(v)))),
+          contextSize: Type.Optional(Type.Integer({ minimum: 256, maximum: 131_072 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    openai: Type.Optional(
+      Type.Object(
+        {
+          baseUrl: Type.String({ pattern: '^https?://', maxLength: 2048 }),
+          apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+          model: Type.String({ minLength: 1, maxLength: 200 }),
+          fim: Type.Optional(Type.Union(['auto', 'on', 'off'].map((v) => Type.Literal(v)))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const LocalSettingsSchema = Type.Object(
   {
     apiToken: Type.String({ minLength: 24, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
@@ -33,6 +66,7 @@ const LocalSettingsSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    completion: Type.Optional(CompletionSettings),
   },
   // Unknown keys are kept (a newer Loom may have written them) but not used.
   { additionalProperties: true },
@@ -40,6 +74,7 @@ const LocalSettingsSchema = Type.Object(
 
 export type LocalSettings = Static<typeof LocalSettingsSchema>;
 export type WebhookSettings = Static<typeof WebhookEntry>;
+export type CompletionSettings = Static<typeof CompletionSettings>;
 
 const checkSettings = Compile(LocalSettingsSchema);
 

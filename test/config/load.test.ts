@@ -49,8 +49,11 @@ describe('loadConfig', () => {
   it('uses the documented defaults when nothing is set', (t) => {
     const { env } = sandbox(t);
     const config = loadConfig({ env });
-    assert.deepEqual({ ...config, dataDir: undefined }, {
+    assert.deepEqual({ ...config, dataDir: undefined, modelsDir: undefined }, {
       dataDir: undefined,
+      modelsDir: undefined,
+      corpusDir: undefined,
+      completion: { provider: 'builtin', timeoutMs: 10_000, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, gguf: undefined, openai: undefined },
       configFile: undefined,
       hosted: { port: 8080, host: '127.0.0.1' },
       local: { port: 27432, workspace: process.cwd(), configDir: defaultConfigDir(env) },
@@ -68,6 +71,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
     } satisfies Record<keyof LoomConfig, unknown>);
     assert.equal(config.dataDir, defaultDataDir(env));
+    assert.equal(config.modelsDir, path.join(config.dataDir, 'models'));
     if (process.platform === 'linux') assert.equal(config.dataDir, path.join(env.XDG_DATA_HOME, 'loom'));
   });
 

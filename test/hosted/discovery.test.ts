@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { operations } from '../../src/contracts/operations.ts';
@@ -117,21 +121,84 @@ describe('discovery documents', () => {
 });
 
 describe('listModels', () => {
-  it('lists the catalog models with every field', async () => {
+  const SPEC_FIELDS = ['description', 'name', 'params', 'provider', 'url'];
+  const EXTRA_FIELDS = ['installed', 'quantization', 'sha256', 'size'];
+
+  it('lists the catalog models with the spec fields and, beyond it, their GGUF file', async () => {
     const hosted = await startTestHosted();
     try {
       const res = await fetch(`${hosted.url}/api/v1/models`);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('api-version'), 'v1');
       const body = await res.json();
-      assert.deepEqual(body, { models: loadCatalog().models });
+      const catalog = loadCatalog().models;
       assert.ok(body.models.length >= 3);
-      for (const model of body.models) {
-        assert.deepEqual(Object.keys(model).sort(), ['description', 'name', 'params', 'provider', 'url']);
+      assert.deepEqual(body.models.map((m: Json) => m.name), catalog.map((m) => m.name));
+      for (const [i, model] of (body.models as Json[]).entries()) {
+        const expected = catalog[i]!;
+        for (const field of SPEC_FIELDS) assert.equal(model[field], (expected as Json)[field], `${model.name}.${field}`);
+        for (const key of Object.keys(model)) assert.ok([...SPEC_FIELDS, ...EXTRA_FIELDS].includes(key), `unexpected field ${key}`);
         assert.ok(new URL(model.url).protocol === 'https:');
+        assert.equal(model.installed, false, 'nothing is installed in a fresh models folder');
+        assert.equal(model.quantization, expected.file?.quantization);
+        assert.equal(model.sha256, expected.file?.sha256);
+        if (model.sha256 !== undefined) assert.match(model.sha256, /^[0-9a-f]{64}$/);
       }
     } finally {
       await hosted.close();
+    }
+  });
+
+  it('reports a model installed once its complete file is in the models folder', async () => {
+    const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-models-'));
+    const bytes = Buffer.from('GGUF and some weights');
+    const catalog = {
+      products: [],
+      models: [
+        {
+          name: 'Tiny-Coder',
+          provider: 'Test',
+          params: '1M',
+          url: 'https://example.com/tiny',
+          file: {
+            url: 'https://example.com/files/tiny-coder.Q4_K_M.gguf',
+            size: bytes.length,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+            quantization: 'Q4_K_M',
+          },
+        },
+        { name: 'No-File', provider: 'Test', params: '1M', url: 'https://example.com/nofile' },
+      ],
+    };
+    const hosted = await startTestHosted({ catalog, modelsDir });
+    const list = async () => ((await (await fetch(`${hosted.url}/api/v1/models`)).json()) as Json).models as Json[];
+    try {
+      assert.deepEqual(await list(), [
+        {
+          name: 'Tiny-Coder',
+          provider: 'Test',
+          params: '1M',
+          url: 'https://example.com/tiny',
+          size: bytes.length,
+          sha256: catalog.models[0]!.file!.sha256,
+          quantization: 'Q4_K_M',
+          installed: false,
+        },
+        { name: 'No-File', provider: 'Test', params: '1M', url: 'https://example.com/nofile', installed: false },
+      ]);
+      const file = path.join(modelsDir, 'tiny-coder.Q4_K_M.gguf');
+      fs.writeFileSync(`${file}.partial`, bytes);
+      assert.equal((await list())[0]!.installed, false, 'a .partial download is not installed');
+      fs.writeFileSync(file, bytes.subarray(0, 4));
+      assert.equal((await list())[0]!.installed, false, 'a file of the wrong size is not complete');
+      fs.writeFileSync(file, bytes);
+      assert.equal((await list())[0]!.installed, true);
+      assert.equal((await list())[1]!.installed, false);
+      fs.rmSync(file);
+      assert.equal((await list())[0]!.installed, false);
+    } finally {
+      await hosted.close();
+      fs.rmSync(modelsDir, { recursive: true, force: true });
     }
   });
 });

@@ -11,6 +11,11 @@ import type { Catalog } from '../../src/core/catalog/schema.ts';
 import { FeedbackService } from '../../src/core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../../src/core/identity/codehost.ts';
 import { OidcProvider } from '../../src/core/identity/oidc.ts';
+import { ModelLibrary } from '../../src/core/models/library.ts';
+import { BuiltinModel, BuiltinProvider } from '../../src/core/completion/builtin/index.ts';
+import type { CompletionEngine } from '../../src/core/completion/engine.ts';
+import { createCompletionEngine } from '../../src/core/completion/setup.ts';
+import type { CompletionConfig } from '../../src/config/load.ts';
 import { createIdentity, type Identity } from '../../src/core/identity/index.ts';
 import { MutableServiceUrls } from '../../src/core/urls.ts';
 import { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
@@ -19,6 +24,11 @@ import { openStore, type Store } from '../../src/store/index.ts';
 
 export interface TestHostedOptions {
   catalog?: Catalog;
+  /** The models folder `GET /models` reports `installed` from; by default `models` in the temporary data dir. */
+  modelsDir?: string;
+  /** The builtin model behind tabComplete (an empty one by default), and the completion settings. */
+  builtinModel?: BuiltinModel;
+  completion?: Partial<CompletionConfig>;
   databaseUrl?: string;
   rateLimit?: { max: number; windowSeconds: number };
   upstream?: { timeoutMs: number; cacheSeconds: number };
@@ -43,6 +53,7 @@ export interface TestHosted {
   identity: Identity;
   clock: ManualClock;
   dataDir: string;
+  completion: CompletionEngine;
   close(): Promise<void>;
 }
 
@@ -64,9 +75,18 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   }
   if (options.oidc) providers.push(new OidcProvider(options.oidc));
   const identity = await createIdentity(store, { urls, providers, clock });
+  const catalog = options.catalog ?? loadCatalog();
+  const modelsDir = options.modelsDir ?? path.join(dataDir, 'models');
+  const completionConfig: CompletionConfig = { provider: 'builtin', timeoutMs: 10_000, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, ...options.completion };
+  const completion = createCompletionEngine(
+    { builtin: new BuiltinProvider(options.builtinModel ?? new BuiltinModel()), catalog, modelsDir },
+    () => completionConfig,
+  );
   const app = await buildHostedApp({
     services: {
-      catalog: options.catalog ?? loadCatalog(),
+      catalog,
+      models: new ModelLibrary(catalog, modelsDir),
+      completion,
       releases: new ReleaseChecker({ ...(options.upstream ?? { timeoutMs: 2000, cacheSeconds: 60 }), clock }),
       feedback: new FeedbackService(store.feedback, clock),
       health: { version: '0.0.0-test', startedAt: clock.now(), clock, pingStore: () => store.ping() },
@@ -93,8 +113,10 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     identity,
     clock,
     dataDir,
+    completion,
     async close() {
       await app.close();
+      await completion.close();
       await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

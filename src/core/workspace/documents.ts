@@ -52,14 +52,28 @@ export interface EditResult {
   range: { start: Position; end: Position };
 }
 
+/** Told of every change to a document's text: an edit, or a reload from disk. `text` reads it when needed. */
+export type DocumentChangeListener = (path: string, text: () => string) => void;
+
 export class Documents {
   private readonly open = new Map<string, Document>();
   private activePath: string | undefined;
+  private readonly changeListeners = new Set<DocumentChangeListener>();
 
   constructor(
     private readonly paths: WorkspacePaths,
     private readonly events: EventBus,
   ) {}
+
+  /** Listens to text changes (the completion model learns from them); returns the unsubscribe. */
+  onChange(listener: DocumentChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(document: Document): void {
+    for (const listener of this.changeListeners) listener(document.path, () => document.buffer.getText());
+  }
 
   /** Opens (or re-activates) a workspace file and makes it the active document. Emits file:open. */
   async openFile(relative: string): Promise<DocumentSummary> {
@@ -145,6 +159,7 @@ export class Documents {
     buffer.replace(start, end - start, text);
     document.cursor = start + text.length;
     document.version += 1;
+    this.changed(document);
     return {
       path: document.path,
       version: document.version,
@@ -167,6 +182,7 @@ export class Documents {
     document.disk = { mtimeMs: stat.mtimeMs, size: stat.size };
     document.version += 1;
     document.savedVersion = document.version;
+    this.changed(document);
   }
 
   private async document(relative?: string): Promise<Document> {

@@ -3,11 +3,13 @@
 import type { AnyOperation, OperationInput, OperationOutput } from '../../contracts/operations.ts';
 import type { ApiVersion } from '../../contracts/versioning.ts';
 import type { Catalog } from '../../core/catalog/schema.ts';
+import type { CompletionEngine } from '../../core/completion/engine.ts';
 import { findAsset, listDownloads } from '../../core/downloads.ts';
 import { LoomError } from '../../core/errors.ts';
 import type { FeedbackService } from '../../core/feedback/feedback.ts';
 import { basicHealth, detailedHealth, type HealthDeps } from '../../core/health.ts';
 import type { Identity } from '../../core/identity/index.ts';
+import type { ModelLibrary } from '../../core/models/library.ts';
 import type { Principal } from '../../core/identity/tokens.ts';
 import type { ReleaseChecker } from '../../core/releases/release-checker.ts';
 
@@ -18,6 +20,8 @@ export interface HandlerContext {
   principal?: Principal;
   /** OAuth client credentials sent as `Authorization: Basic` (token endpoint only). */
   basicAuth?: { username: string; password: string };
+  /** Aborted when the client goes away before the answer (long-running handlers stop then). */
+  readonly signal: AbortSignal;
 }
 
 export type Handlers = {
@@ -26,10 +30,13 @@ export type Handlers = {
 
 export interface HandlerServices {
   catalog: Catalog;
+  /** The catalog's models as installed in this server's models folder. */
+  models: ModelLibrary;
   releases: ReleaseChecker;
   feedback: FeedbackService;
   health: HealthDeps;
   identity: Identity;
+  completion: CompletionEngine;
 }
 
 export function createHandlers(services: HandlerServices): Handlers {
@@ -46,7 +53,7 @@ export function createHandlers(services: HandlerServices): Handlers {
       return asset;
     },
 
-    listModels: async () => ({ models: services.catalog.models }),
+    listModels: async () => ({ models: services.models.listing() }),
 
     submitFeedback: async ({ body }, { client, principal }) => {
       const user = principal?.userId ? await identity.users.get(principal.userId) : undefined;
@@ -72,5 +79,15 @@ export function createHandlers(services: HandlerServices): Handlers {
       const client = await identity.clients.authenticate(basicAuth?.username ?? body.client_id, basicAuth?.password ?? body.client_secret);
       return identity.oauth.token(body, client);
     },
+
+    tabComplete: async ({ body }, { principal, signal }) => {
+      const result = await services.completion.complete({ ...body, caller: callerOf(principal), signal });
+      return { completion: result.completion, latencyMs: result.latencyMs, model: result.model };
+    },
   };
+}
+
+/** Type-ahead and supersession are per caller: a user through one client, or an API key's owner. */
+function callerOf(principal: Principal | undefined): string {
+  return principal ? `${principal.kind}:${principal.subject}:${principal.clientId ?? ''}` : 'anonymous';
 }

@@ -54,11 +54,22 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       onRequest: mount?.deprecated ? announceDeprecation(mount.prefix) : undefined,
       preValidation: prepare(operation, tokens, urls),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        let gone: AbortController | undefined;
         const context: HandlerContext = {
           version: request.apiVersion,
           client: { ip: request.ip, userAgent: request.headers['user-agent'] },
           principal: request.principal,
           basicAuth: request.basicAuth,
+          // Made on first use: most handlers never wait long enough to care.
+          get signal() {
+            if (!gone) {
+              const controller = (gone = new AbortController());
+              reply.raw.once('close', () => {
+                if (!reply.raw.writableFinished) controller.abort(new Error('the client went away'));
+              });
+            }
+            return gone.signal;
+          },
         };
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });

@@ -1,0 +1,208 @@
+// Latency of the gguf provider (a local model run in-process by llama.cpp through
+// node-llama-cpp) on a random-weight llama model small enough to write at start but large
+// enough that evaluation, not JavaScript, takes the time; with a ~1,500-token infill prompt.
+//
+// (a) KV cache reuse: a cold request (a document the provider has no cache for) against the
+//     warm one that follows it (the same document with one more character typed). Goal: warm
+//     at least 2.5x faster.
+// (b) Loom's overhead: GgufProvider.complete against node-llama-cpp called by hand for the same
+//     prompt (tokenize, keep the shared start of the sequence, evaluate the rest, greedy
+//     decode the same number of tokens, detokenize), cold and warm. Goal: at most 5% slower.
+//
+// Both sides of a comparison run in this process, alternating, the first one flipping each
+// round; figures are medians.
+//
+//   npm exec tsx bench/completion/gguf.ts
+//     BENCH_ROUNDS   rounds of each comparison (default 8)
+//     BENCH_TOKENS   tokens generated per request (default 16)
+//     BENCH_THREADS  CPU threads (default: the provider's, the machine's math cores)
+//     BENCH_EMBD / BENCH_LAYERS  model size (default 384 / 6)
+import os from 'node:os';
+import { getLlama, LlamaLogLevel, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
+import type { ProviderRequest } from '../../src/core/completion/provider.ts';
+import { buildPrompt, GgufProvider, promptBudget } from '../../src/core/models/gguf.ts';
+import { tempModelDir, writeTinyGguf } from '../../test/support/tiny-gguf.ts';
+import { collectGarbage, readPositive } from '../support.ts';
+
+const ROUNDS = Math.round(readPositive('BENCH_ROUNDS', 8));
+const TOKENS = Math.round(readPositive('BENCH_TOKENS', 16));
+const THREADS = process.env.BENCH_THREADS ? Math.round(readPositive('BENCH_THREADS', 1)) : undefined;
+const N_EMBD = Math.round(readPositive('BENCH_EMBD', 384));
+const N_LAYER = Math.round(readPositive('BENCH_LAYERS', 6));
+const CONTEXT = 4096;
+const GOAL_WARM = 2.5;
+const GOAL_OVERHEAD = 0.05;
+
+/** mulberry32, as in bench/buffer.ts: every run types the same code. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seeded(42);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const NAMES = ['value', 'items', 'result', 'count', 'index', 'request', 'options', 'node', 'total', 'data'];
+const CALLS = ['compute', 'parse', 'render', 'update', 'read', 'write', 'get', 'set'];
+
+function sourceLine(): string {
+  const indent = '  '.repeat(1 + Math.floor(random() * 3));
+  const roll = random();
+  if (roll < 0.1) return `${indent}}`;
+  if (roll < 0.25) return `${indent}// ${pick(CALLS)} the ${pick(NAMES)} before we ${pick(CALLS)} it`;
+  if (roll < 0.4) return `${indent}if (${pick(NAMES)}.length > ${Math.floor(random() * 100)}) {`;
+  if (roll < 0.55) return `${indent}return this.${pick(CALLS)}(${pick(NAMES)}, ${pick(NAMES)});`;
+  return `${indent}const ${pick(NAMES)}${Math.floor(random() * 10)} = ${pick(CALLS)}(${pick(NAMES)}, ${Math.floor(random() * 100)});`;
+}
+const sourceLines = (count: number) => Array.from({ length: count }, sourceLine).join('\n') + '\n';
+
+/** Round `round`'s document: its own first line, so no request reuses another round's cache. */
+function documentFor(round: number, prefixLines: number, suffixLines: number): { prefix: string; suffix: string } {
+  return {
+    prefix: `// file ${round}: generated\n` + sourceLines(prefixLines) + '  const total = compu',
+    suffix: `(items);\n  // end of ${round}\n` + sourceLines(suffixLines),
+  };
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const formatMs = (ms: number) => (ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(1)} ms`);
+
+function loomRequest(document: { prefix: string; suffix: string }, filePath: string): ProviderRequest {
+  return { ...document, language: 'typescript', filePath, mode: 'fim', maxTokens: TOKENS, stop: () => undefined, signal: new AbortController().signal };
+}
+
+/**
+ * node-llama-cpp by hand, the anchor: the same prompt as Loom builds (spm layout, the prefix
+ * tokenized as Loom does), the minimal reuse of a sequence's cache (erase from the first
+ * differing token), greedy decoding of `count` tokens, one detokenize at the end.
+ */
+async function direct(model: LlamaModel, sequence: LlamaContextSequence, document: { prefix: string; suffix: string }, count: number): Promise<string> {
+  const prefix = model.tokenize(document.prefix, false, 'trimLeadingSpace');
+  const suffix = model.tokenize(document.suffix, false, 'trimLeadingSpace');
+  const { prefix: pre, suffix: suf, middle } = model.tokens.infill;
+  const infill = { prefix: pre!, suffix: suf!, middle: middle! };
+  const prompt = buildPrompt({ bos: model.tokens.bos ?? undefined, prefix, suffix, infill, layout: 'spm' }, promptBudget(CONTEXT, count)).tokens;
+  const same = Math.min(sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
+  if (same < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: same, end: sequence.nextTokenIndex }]);
+  const generated: Token[] = [];
+  for await (const token of sequence.evaluate(prompt.slice(same), { temperature: 0 })) {
+    generated.push(token);
+    if (generated.length >= count) break;
+  }
+  return model.detokenize(generated, false, prefix.slice(-8));
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  collectGarbage();
+  const start = performance.now();
+  const value = await run();
+  return { ms: performance.now() - start, value };
+}
+
+async function main(): Promise<void> {
+  const { dir, remove } = tempModelDir('loom-bench-gguf-');
+  try {
+    const written = writeTinyGguf(`${dir}/bench.gguf`, { nEmbd: N_EMBD, nLayer: N_LAYER, nHead: N_EMBD / 64, nFf: N_EMBD * 3, fim: 'fim', neverEnd: true, contextLength: CONTEXT, seed: 1 });
+    const provider = new GgufProvider({ file: written.file, name: 'bench', gpu: 'off', contextSize: CONTEXT, threads: THREADS, sequences: 2 });
+    await provider.load();
+    const threads = provider.stats().threads!;
+
+    // The anchor gets its own llama.cpp instance, model and context, configured the same way.
+    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: written.file });
+    const context = await model.createContext({ contextSize: CONTEXT, sequences: 1, threads });
+    const sequence = context.getSequence();
+
+    const probe = documentFor(-1, 100, 25);
+    const promptTokens = model.tokenize(probe.prefix, false).length + model.tokenize(probe.suffix, false).length + 4;
+    console.log(
+      `gguf: random llama, n_embd ${N_EMBD}, ${N_LAYER} layers, ${written.vocabulary.length} tokens, ${(written.bytes / 1024 / 1024).toFixed(0)} MB F32; ` +
+        `prompt ~${promptTokens} tokens (infill, spm), ${TOKENS} generated; ${threads} threads of ${os.availableParallelism()} cores; ` +
+        `${ROUNDS} alternating rounds; node ${process.version}`,
+    );
+
+    // Warm-up: one of each, figures discarded.
+    await provider.complete(loomRequest(documentFor(-1, 100, 25), 'warmup.ts'));
+    await direct(model, sequence, documentFor(-2, 100, 25), TOKENS);
+
+    // (a) cold vs warm, on Loom alone.
+    const cold: number[] = [];
+    const warm: number[] = [];
+    let coldEvaluated = 0;
+    let warmEvaluated = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const document = documentFor(round, 100, 25);
+      const path = `cold-warm-${round}.ts`;
+      const before = provider.stats().promptTokensEvaluated;
+      cold.push((await timed(() => provider.complete(loomRequest(document, path)))).ms);
+      const between = provider.stats().promptTokensEvaluated;
+      warm.push((await timed(() => provider.complete(loomRequest({ ...document, prefix: document.prefix + 't' }, path)))).ms);
+      coldEvaluated += between - before;
+      warmEvaluated += provider.stats().promptTokensEvaluated - between;
+    }
+    const warmRatio = median(cold) / median(warm);
+    const warmMet = warmRatio >= GOAL_WARM;
+    console.log('\n(a) KV cache reuse, Loom:');
+    console.log(`  cold (new document)      median ${formatMs(median(cold))}, ${(coldEvaluated / ROUNDS).toFixed(0)} prompt tokens evaluated per request`);
+    console.log(`  warm (one more char)     median ${formatMs(median(warm))}, ${(warmEvaluated / ROUNDS).toFixed(1)} prompt tokens evaluated per request`);
+    console.log(`  cold/warm (medians) ${warmRatio.toFixed(1)}x (goal >= ${GOAL_WARM}x${warmMet ? '' : ', MISSED'})`);
+
+    // (b) Loom against node-llama-cpp by hand, cold and warm, alternating.
+    const sides = { loomCold: [] as number[], directCold: [] as number[], loomWarm: [] as number[], directWarm: [] as number[] };
+    let sameText = true;
+    for (let round = 0; round < ROUNDS; round++) {
+      const document = documentFor(1000 + round, 100, 25);
+      const typed = { ...document, prefix: document.prefix + 't' };
+      const path = `overhead-${round}.ts`;
+      const loom = async () => {
+        const coldRun = await timed(() => provider.complete(loomRequest(document, path)));
+        const warmRun = await timed(() => provider.complete(loomRequest(typed, path)));
+        sides.loomCold.push(coldRun.ms);
+        sides.loomWarm.push(warmRun.ms);
+        return [coldRun.value.text, warmRun.value.text];
+      };
+      const byHand = async () => {
+        const coldRun = await timed(() => direct(model, sequence, document, TOKENS));
+        const warmRun = await timed(() => direct(model, sequence, typed, TOKENS));
+        sides.directCold.push(coldRun.ms);
+        sides.directWarm.push(warmRun.ms);
+        return [coldRun.value, warmRun.value];
+      };
+      const [first, second] = round % 2 === 0 ? [loom, byHand] : [byHand, loom];
+      const a = await first();
+      const b = await second();
+      sameText &&= a[0] === b[0] && a[1] === b[1];
+    }
+    console.log('\n(b) Loom overhead: GgufProvider.complete against node-llama-cpp by hand (same prompt, same tokens):');
+    let overheadMet = true;
+    for (const kind of ['cold', 'warm'] as const) {
+      const loomMs = median(kind === 'cold' ? sides.loomCold : sides.loomWarm);
+      const directMs = median(kind === 'cold' ? sides.directCold : sides.directWarm);
+      const overhead = loomMs / directMs - 1;
+      const met = overhead <= GOAL_OVERHEAD;
+      overheadMet &&= met;
+      console.log(
+        `  ${kind}: loom median ${formatMs(loomMs)}, node-llama-cpp ${formatMs(directMs)}; ` +
+          `loom/node-llama-cpp ${(1 + overhead).toFixed(3)}x, overhead ${(overhead * 100).toFixed(1)}% (goal <= ${GOAL_OVERHEAD * 100}%${met ? '' : ', MISSED'})`,
+      );
+    }
+    console.log(`  same generated text on both sides: ${sameText ? 'yes' : 'NO (the figures compare different work)'}`);
+
+    await context.dispose();
+    await model.dispose();
+    await llama.dispose();
+    await provider.close();
+    console.log(warmMet && overheadMet && sameText ? '\nGoals met.' : '\nSome goals MISSED.');
+  } finally {
+    remove();
+  }
+}
+
+await main();

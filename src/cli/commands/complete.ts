@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { loadCatalog } from '../../core/catalog/load.ts';
+import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../../core/completion/builtin/index.ts';
+import { createCompletionEngine } from '../../core/completion/setup.ts';
+import { detectLanguage } from '../../core/workspace/language.ts';
+import { CliError, cliAction } from '../errors.ts';
+import { addSettingOptions, configFromOptions } from '../options.ts';
+
+const COMPLETE_SETTINGS = ['workspace', 'modelsDir', 'catalog', 'completion.provider', 'gguf.model', 'configDir'] as const;
+
+/** `loom complete FILE:LINE:COL`: a completion at a cursor, from the same engine as the servers. */
+export function completeCommand(): Command {
+  const command = new Command('complete')
+    .description('print the completion at FILE:LINE:COL (1-based), from the builtin model trained on the workspace or the configured provider')
+    .argument('<cursor>', 'FILE:LINE:COL, e.g. src/app.ts:12:5')
+    .option('--model <name>', 'a provider or model name (builtin, gguf, openai, or a model name); the configured default otherwise')
+    .option('--json', 'print {completion, tokens, model, latencyMs}');
+  return addSettingOptions(command, COMPLETE_SETTINGS).action(
+    cliAction(async (cursorArgument: string, options: { model?: string; json?: boolean }, self: Command) => {
+      const config = configFromOptions(self);
+      const { file, line, column } = parseCursor(cursorArgument);
+      const absolute = path.resolve(file);
+      let text: string;
+      try {
+        text = fs.readFileSync(absolute, 'utf8');
+      } catch (error) {
+        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      const offset = offsetOf(text, line, column);
+      const model = new BuiltinModel();
+      const workspace = config.local.workspace;
+      const relative = path.relative(workspace, absolute).split(path.sep).join('/');
+      const inWorkspace = !relative.startsWith('..') && !path.isAbsolute(relative);
+      const wantsBuiltin = (options.model ?? config.completion.provider) === 'builtin';
+      if (wantsBuiltin) await trainOnFolder(model, workspace);
+      const engine = createCompletionEngine(
+        { builtin: new BuiltinProvider(model), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
+        () => config.completion,
+      );
+      try {
+        const result = await engine.complete({
+          prefix: text.slice(0, offset),
+          suffix: text.slice(offset),
+          language: detectLanguage(absolute, text),
+          filePath: inWorkspace ? relative : absolute,
+          model: options.model,
+          caller: 'cli',
+        });
+        if (options.json) {
+          process.stdout.write(JSON.stringify({ completion: result.completion, tokens: result.tokens, model: result.model, latencyMs: result.latencyMs }) + '\n');
+        } else if (result.completion) {
+          process.stdout.write(result.completion + '\n');
+        } else {
+          process.stderr.write('loom: no completion here (the model is not sure of one)\n');
+        }
+      } finally {
+        await engine.close();
+      }
+    }),
+  );
+}
+
+/** `FILE:LINE:COL`, splitting from the right so that `C:\\src\\a.ts:3:1` works. */
+export function parseCursor(value: string): { file: string; line: number; column: number } {
+  const match = /^(.+):(\d+):(\d+)$/.exec(value);
+  if (!match) throw new CliError(`expected FILE:LINE:COL (1-based), got ${JSON.stringify(value)}`, 2);
+  return { file: match[1]!, line: Number(match[2]), column: Number(match[3]) };
+}
+
+/** Offset of a 1-based line and column (UTF-16 code units; one past the line's end allowed). */
+function offsetOf(text: string, line: number, column: number): number {
+  let start = 0;
+  for (let current = 1; current < line; current++) {
+    const newline = text.indexOf('\n', start);
+    if (newline === -1) throw new CliError(`line ${line} is past the end of the file (it has ${current} lines)`, 2);
+    start = newline + 1;
+  }
+  const end = text.indexOf('\n', start);
+  const length = (end === -1 ? text.length : end) - start;
+  if (line < 1 || column < 1 || column > length + 1) throw new CliError(`column ${column} is outside 1..${length + 1} on line ${line}`, 2);
+  return start + column - 1;
+}

@@ -1,0 +1,134 @@
+// Training on a folder: walks it and feeds every source-looking file to the model. Async and
+// yielding to the event loop every few files, so a server that trains at start still answers.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { BuiltinModel } from './model.ts';
+
+export interface TrainOptions {
+  /** Stop after this many bytes of code (default 50 MB). */
+  maxBytes?: number;
+  /** Files larger than this are skipped (default 1 MB): generated code, data, bundles. */
+  maxFileBytes?: number;
+  signal?: AbortSignal;
+  /** File paths as given to the model: relative to root (default) or as a function. */
+  filePath?: (absolute: string) => string;
+}
+
+const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
+const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** Files read between two yields to the event loop. */
+const FILES_PER_YIELD = 8;
+
+/** Folders that hold dependencies, build output or tool state, not the project's code. */
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'target', 'vendor', '__pycache__', 'bower_components']);
+/** Files that are text but not code anyone writes. */
+const SKIPPED_FILES = new Set(['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'Cargo.lock', 'poetry.lock', 'composer.lock']);
+const SKIPPED_SUFFIXES = ['.min.js', '.min.css', '.map', '.lock', '.log', '.svg'];
+const BINARY_EXTENSIONS = new Set(
+  ('png jpg jpeg gif bmp ico webp avif tif tiff psd pdf zip gz tgz bz2 xz 7z rar tar jar war ' +
+    'exe dll so dylib o a lib bin class pyc wasm node woff woff2 ttf otf eot mp3 mp4 wav ogg ' +
+    'webm mov avi mkv flac sqlite db gguf onnx pt safetensors npy npz parquet').split(' '),
+);
+
+/** Trains `model` on the code under `root`; resolves with what it read. */
+export async function trainOnFolder(model: BuiltinModel, root: string, options: TrainOptions = {}): Promise<{ files: number; bytes: number }> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const name = options.filePath ?? ((absolute: string) => path.relative(root, absolute).split(path.sep).join('/'));
+  const totals = { files: 0, bytes: 0 };
+  let sinceYield = 0;
+  for await (const file of walk(root, options.signal)) {
+    options.signal?.throwIfAborted();
+    const data = await readSource(file, maxFileBytes);
+    if (data === undefined) continue;
+    if (totals.bytes + data.length > maxBytes) break;
+    model.updateFile(name(file), data);
+    model.indexPending();
+    totals.files++;
+    totals.bytes += data.length;
+    if (++sinceYield >= FILES_PER_YIELD) {
+      sinceYield = 0;
+      await yieldToEventLoop();
+      options.signal?.throwIfAborted();
+    }
+  }
+  return totals;
+}
+
+/** The files under `folder` that may hold code, depth first, in name order. */
+export async function* walk(folder: string, signal?: AbortSignal): AsyncGenerator<string> {
+  signal?.throwIfAborted();
+  let entries;
+  try {
+    entries = await fs.readdir(folder, { withFileTypes: true });
+  } catch {
+    return; // unreadable: skipped like anything else that is not code
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const full = path.join(folder, entry.name);
+    // Symbolic links are not followed: they loop, or lead out of the workspace.
+    if (entry.isDirectory()) {
+      if (!skipsDirectory(entry.name)) yield* walk(full, signal);
+    } else if (entry.isFile() && isCodeName(entry.name)) yield full;
+  }
+}
+
+/** Folders never learned: dot-folders (.git, .cache…), dependencies, build output. */
+export function skipsDirectory(name: string): boolean {
+  return name.startsWith('.') || SKIPPED_FOLDERS.has(name);
+}
+
+/**
+ * Whether a file (a path relative to the workspace, '/'-separated, and its size) is code the
+ * model should learn: the walker's rules, for callers that hear of files one at a time.
+ */
+export function acceptsFile(relativePath: string, size: number, maxFileBytes = DEFAULT_MAX_FILE_BYTES): boolean {
+  if (size > maxFileBytes) return false;
+  const parts = relativePath.split('/');
+  const name = parts.pop() ?? '';
+  return parts.every((part) => part === '' || !skipsDirectory(part)) && isCodeName(name);
+}
+
+/** Whether a file name may hold code (not a lock file, a map, a minified bundle or a binary). */
+export function isCodeName(name: string): boolean {
+  if (name.startsWith('.') || SKIPPED_FILES.has(name)) return false;
+  const lower = name.toLowerCase();
+  if (SKIPPED_SUFFIXES.some((suffix) => lower.endsWith(suffix))) return false;
+  const dot = lower.lastIndexOf('.');
+  return dot < 0 || !BINARY_EXTENSIONS.has(lower.slice(dot + 1));
+}
+
+/** The file's text, or undefined when it is too big, binary, minified or unreadable. */
+async function readSource(file: string, maxFileBytes: number): Promise<string | undefined> {
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > maxFileBytes || stat.size === 0) return undefined;
+    const buffer = await fs.readFile(file);
+    if (looksBinary(buffer)) return undefined;
+    const text = buffer.toString('utf8');
+    return looksMinified(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A NUL byte in the first 8 KB: what git's own binary test looks for. */
+export function looksBinary(buffer: Uint8Array): boolean {
+  const end = Math.min(buffer.length, 8192);
+  for (let i = 0; i < end; i++) if (buffer[i] === 0) return true;
+  return false;
+}
+
+/** Long average lines: a bundle or minified file, which would teach the model nothing useful. */
+function looksMinified(text: string): boolean {
+  if (text.length < 4096) return false;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  return text.length / lines > 300;
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

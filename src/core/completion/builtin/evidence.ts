@@ -1,0 +1,87 @@
+// The evidence for the next token: the occurrences of the context in every source (the file
+// before and after the cursor, the project), tallied by the token that followed them. Each
+// occurrence weighs (match length) ^ matchPower, times the source's weight; the tally keeps,
+// per candidate token, what calibration needs (counts, longest match, the file's part).
+
+import { DEAD, type Occurrence, type OccurrenceIndex } from './occurrence-index.ts';
+import { BOUNDARY, LINE_BREAK } from './vocabulary.ts';
+
+/** The end of the line (or of a file): where a suggestion stops. */
+export const END = -2;
+
+/** Where occurrences are looked for. */
+export interface Source {
+  index: OccurrenceIndex;
+  /** Occurrences count this much more (the current file). */
+  weight: number;
+  /** Whether it is the current file (calibration tells its votes apart). */
+  inFile: boolean;
+  /** Positions in [skipFrom, skipTo) do not count (the project's copy of the current file). */
+  skipFrom?: number;
+  skipTo?: number;
+  /** Chain steps per level. */
+  walk: number;
+}
+
+export interface Candidate {
+  id: number;
+  weight: number;
+  count: number;
+  maxMatch: number;
+  fileCount: number;
+  fileWeight: number;
+}
+
+export interface Evidence {
+  /** Candidates by weight, heaviest first (END included). */
+  candidates: Candidate[];
+  total: number;
+  count: number;
+  fileWeight: number;
+  fileCount: number;
+}
+
+export interface GatherSettings {
+  matchPower: number;
+  /** Occurrences after which shorter contexts are not looked up. */
+  enough: number;
+}
+
+const found: Occurrence[] = [];
+
+/** Tallies the followers of the tail of `context`; `accept` filters candidate tokens. */
+export function gatherEvidence(context: number[], sources: Source[], settings: GatherSettings, accept?: (id: number) => boolean): Evidence {
+  const byId = new Map<number, Candidate>();
+  const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0 };
+  for (const source of sources) {
+    found.length = 0;
+    source.index.occurrences(context, context.length, found, {
+      walk: source.walk,
+      enough: settings.enough,
+      skipFrom: source.skipFrom,
+      skipTo: source.skipTo,
+    });
+    const tokens = source.index.tokens;
+    for (const o of found) {
+      let id = tokens[o.pos]!;
+      if (id === LINE_BREAK || id === BOUNDARY || id === DEAD) id = END;
+      if (accept && !accept(id)) continue;
+      const weight = source.weight * Math.pow(o.match, settings.matchPower);
+      let candidate = byId.get(id);
+      if (!candidate) byId.set(id, (candidate = { id, weight: 0, count: 0, maxMatch: 0, fileCount: 0, fileWeight: 0 }));
+      candidate.weight += weight;
+      candidate.count++;
+      if (o.match > candidate.maxMatch) candidate.maxMatch = o.match;
+      evidence.total += weight;
+      evidence.count++;
+      if (source.inFile) {
+        candidate.fileCount++;
+        candidate.fileWeight += weight;
+        evidence.fileWeight += weight;
+        evidence.fileCount++;
+      }
+    }
+  }
+  evidence.candidates = [...byId.values()].sort((a, b) => b.weight - a.weight);
+  return evidence;
+}

@@ -1,0 +1,152 @@
+// The builtin completion model: a project-wide token index (every file of the workspace) and
+// a cache of the current file's live text, queried together by the decoder. Edits are cheap:
+// updateFile only records the new text; it is lexed and indexed when a suggestion for another
+// file needs the project (the current file's own live text is in the file cache anyway).
+
+import { DEFAULT_SETTINGS, decode, traceSteps, type DecodeInput, type DecoderSettings, type TracedStep } from './decoder.ts';
+import { END, type Source } from './evidence.ts';
+import { lex } from './tokenizer.ts';
+import { FileContext } from './file-context.ts';
+import { ProjectIndex } from './project-index.ts';
+import { fitToSuffix } from './suffix.ts';
+import { Vocabulary } from './vocabulary.ts';
+
+export interface BuiltinModelOptions {
+  /** Decoder settings (tuned on a development split; see bench/completion/quality.ts). */
+  settings?: Partial<DecoderSettings>;
+  /** How many documents keep an incremental file cache. */
+  openDocuments?: number;
+}
+
+export interface SuggestInput {
+  prefix: string;
+  suffix: string;
+  filePath?: string;
+  language?: string;
+  maxTokens?: number;
+  stop?: (text: string) => number | undefined;
+  /** Overrides of the decoder settings for this call (benchmarks, experiments). */
+  settings?: Partial<DecoderSettings>;
+}
+
+export interface Suggestion {
+  text: string;
+  tokens: number;
+}
+
+const DEFAULT_MAX_TOKENS = 64;
+
+export class BuiltinModel {
+  readonly settings: DecoderSettings;
+  private readonly vocabulary = new Vocabulary();
+  private readonly project = new ProjectIndex(this.vocabulary);
+  /** Texts given by updateFile and not indexed yet (undefined: removed). */
+  private readonly pendingFiles = new Map<string, string>();
+  /** File caches by document path, least recently used first. */
+  private readonly documents = new Map<string, FileContext>();
+  private readonly openDocuments: number;
+
+  constructor(options: BuiltinModelOptions = {}) {
+    this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
+    this.openDocuments = options.openDocuments ?? 8;
+  }
+
+  /** Adds or replaces a file's text in the project-wide model (indexed lazily). */
+  updateFile(filePath: string, text: string): void {
+    this.pendingFiles.set(filePath, text);
+  }
+
+  removeFile(filePath: string): void {
+    this.pendingFiles.delete(filePath);
+    this.project.remove(filePath);
+    this.documents.delete(filePath);
+  }
+
+  suggest(input: SuggestInput): Suggestion {
+    const { decodeInput, file } = this.prepare(input);
+    const result = decode(decodeInput);
+    const text = fitToSuffix(result.text, file.suffixLine);
+    return text === '' ? { text: '', tokens: 0 } : { text, tokens: result.tokens };
+  }
+
+  /**
+   * For calibration tooling: the evidence at each step of the true continuation `rest` of the
+   * line at the cursor of `input` (whose unfinished token, if any, `rest` finishes).
+   */
+  trace(input: SuggestInput, rest: string): TracedStep[] {
+    const { decodeInput, file } = this.prepare(input);
+    const pieces = lex(file.pending + rest).tokens;
+    const truth: number[] = [];
+    for (const piece of pieces) {
+      if (piece === '\n') break;
+      truth.push(file.vocabulary.id(piece));
+    }
+    truth.push(END);
+    // The pending token is part of the context, as decode() settles it.
+    if (file.pending.trim() !== '') {
+      const settled = truth.shift();
+      if (settled === undefined || settled === END) return [];
+      const context = Array.from(file.before.tokens.subarray(Math.max(0, file.before.length - 64), file.before.length));
+      context.push(settled);
+      return traceSteps({ ...decodeInput, context, contextLength: context.length }, truth);
+    }
+    return traceSteps(decodeInput, truth);
+  }
+
+  private prepare(input: SuggestInput): { decodeInput: DecodeInput; file: FileContext } {
+    this.flush(input.filePath);
+    const file = this.fileContext(input.filePath);
+    file.update(input.prefix, input.suffix);
+    const settings = input.settings ? { ...this.settings, ...input.settings } : this.settings;
+    const own = input.filePath === undefined ? undefined : this.project.segment(input.filePath);
+    const sources: Source[] = [
+      { index: file.before, weight: settings.fileWeight, inFile: true, walk: settings.fileWalk },
+      { index: file.after, weight: settings.fileWeight, inFile: true, walk: settings.fileWalk },
+      // The project's copy of this file would echo the text around the cursor: left out.
+      { index: this.project.index, weight: 1, inFile: false, skipFrom: own?.start, skipTo: own?.end, walk: settings.projectWalk },
+    ];
+    const decodeInput: DecodeInput = {
+      context: file.before.tokens,
+      contextLength: file.before.length,
+      pending: file.pending,
+      sources,
+      vocabulary: file.vocabulary,
+      maxTokens: input.maxTokens ?? DEFAULT_MAX_TOKENS,
+      stop: input.stop,
+      settings,
+    };
+    return { decodeInput, file };
+  }
+
+  stats(): { files: number; tokens: number; bytes: number } {
+    let bytes = this.project.bytes() + this.vocabulary.bytes;
+    for (const document of this.documents.values()) bytes += document.before.bytes() + document.after.bytes();
+    for (const text of this.pendingFiles.values()) bytes += text.length * 2;
+    return { files: this.project.files + [...this.pendingFiles.keys()].filter((f) => !this.project.segment(f)).length, tokens: this.project.tokens, bytes };
+  }
+
+  /** Indexes every text updateFile recorded now (training does, so no suggestion waits). */
+  indexPending(): void {
+    this.flush(undefined);
+  }
+
+  /** Indexes the texts that updateFile recorded, but the current document's: it is live. */
+  private flush(current: string | undefined): void {
+    for (const [filePath, text] of this.pendingFiles) {
+      if (filePath === current) continue;
+      this.project.set(filePath, text);
+      this.pendingFiles.delete(filePath);
+    }
+  }
+
+  private fileContext(filePath: string | undefined): FileContext {
+    // A request without a path gets a fresh cache: its text may be any file at all.
+    if (filePath === undefined) return new FileContext(this.vocabulary);
+    let document = this.documents.get(filePath);
+    if (document) this.documents.delete(filePath);
+    else document = new FileContext(this.vocabulary);
+    this.documents.set(filePath, document);
+    while (this.documents.size > this.openDocuments) this.documents.delete(this.documents.keys().next().value!);
+    return document;
+  }
+}

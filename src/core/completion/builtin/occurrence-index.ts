@@ -1,0 +1,163 @@
+// A token stream with hash chains: for each context length K of a few levels, every position
+// p is linked to the previous position whose K preceding tokens hash the same. Walking a chain
+// finds the earlier occurrences of the context before the cursor, most recent first, and what
+// followed each of them; extending a match backwards gives its length. This one structure
+// serves as n-gram counts (the followers of a short context), as the long-match "copy" model
+// (the followers of a long context), and it appends in O(levels · K) per token.
+//
+// Memory: 4 bytes per token for the stream, 4 per token per level for the chains, and the
+// chain heads (a power of two near the stream length per level).
+
+/** Marks a position that no longer counts (a removed or replaced file). */
+export const DEAD = -1;
+
+/** The context lengths that have chains: short ones for counts, long ones for copies. */
+export const LEVELS: readonly number[] = [1, 2, 4, 8, 16];
+
+/** Longest match length measured (a longer match counts as this long). */
+export const MAX_MATCH = 48;
+
+export function hashTail(tokens: ArrayLike<number>, end: number, k: number): number {
+  let h = 0x811c9dc5 ^ k;
+  for (let i = end - k; i < end; i++) {
+    h = Math.imul(h ^ tokens[i]!, 0x01000193);
+    h ^= h >>> 15;
+  }
+  return Math.imul(h, 0x9e3779b1) >>> 0;
+}
+
+export interface Occurrence {
+  /** Position of the follower in the stream. */
+  pos: number;
+  /** How many tokens before `pos` equal the tail of the context (at most MAX_MATCH). */
+  match: number;
+}
+
+export class OccurrenceIndex {
+  tokens: Int32Array;
+  length = 0;
+  private heads: Int32Array[];
+  private prevs: Int32Array[];
+  private mask: number;
+
+  constructor(capacity = 1024) {
+    this.tokens = new Int32Array(capacity);
+    const headSize = headSizeFor(capacity);
+    this.mask = headSize - 1;
+    this.heads = LEVELS.map(() => new Int32Array(headSize).fill(-1));
+    this.prevs = LEVELS.map(() => new Int32Array(capacity));
+  }
+
+  /** Appends tokens, linking each new position into the chains. */
+  append(ids: ArrayLike<number>): void {
+    const end = this.length + ids.length;
+    this.reserve(end);
+    this.tokens.set(ids as ArrayLike<number>, this.length);
+    for (let p = this.length; p < end; p++) this.link(p);
+    this.length = end;
+  }
+
+  /** Drops the tokens from `length` on (undoing their links), for an incremental re-lex. */
+  truncate(length: number): void {
+    for (let p = this.length - 1; p >= length; p--) {
+      for (let level = 0; level < LEVELS.length; level++) {
+        const k = LEVELS[level]!;
+        if (p < k) continue;
+        const slot = hashTail(this.tokens, p, k) & this.mask;
+        const heads = this.heads[level]!;
+        if (heads[slot] === p) heads[slot] = this.prevs[level]![p]!;
+      }
+    }
+    this.length = Math.min(this.length, length);
+  }
+
+  /** Marks [start, end) as not counting: its followers and contexts no longer match. */
+  kill(start: number, end: number): void {
+    this.tokens.fill(DEAD, start, end);
+  }
+
+  /**
+   * The occurrences of the tail of `context` (its last `contextLength` tokens), the longest
+   * matches first, most recent first within a level; at most `walk` chain steps per level,
+   * and no shorter level once `enough` occurrences were found. Positions in [skipFrom,
+   * skipTo) are left out, and so are those whose follower is at or after `limit`.
+   */
+  occurrences(
+    context: ArrayLike<number>,
+    contextLength: number,
+    out: Occurrence[],
+    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number; limit?: number; minMatch?: number },
+  ): void {
+    const { walk, enough } = options;
+    const skipFrom = options.skipFrom ?? 0;
+    const skipTo = options.skipTo ?? 0;
+    const limit = options.limit ?? this.length;
+    const minMatch = options.minMatch ?? 1;
+    const tokens = this.tokens;
+    const seen = new Set<number>();
+    const found = out.length;
+    for (let level = LEVELS.length - 1; level >= 0; level--) {
+      const k = LEVELS[level]!;
+      if (k > contextLength) continue;
+      if (k < minMatch && LEVELS[level + 1] !== undefined && LEVELS[level + 1]! <= minMatch) break;
+      let p = this.heads[level]![hashTail(context, contextLength, k) & this.mask]!;
+      const prev = this.prevs[level]!;
+      for (let steps = 0; p >= 0 && steps < walk; steps++, p = prev[p]!) {
+        if (p >= limit || (p >= skipFrom && p < skipTo) || tokens[p] === DEAD || seen.has(p)) continue;
+        let match = 0;
+        const most = Math.min(MAX_MATCH, p, contextLength);
+        while (match < most && tokens[p - 1 - match] === context[contextLength - 1 - match]) match++;
+        if (match < k || match < minMatch) continue; // a hash collision, or too short
+        seen.add(p);
+        out.push({ pos: p, match });
+      }
+      if (out.length - found >= enough) break;
+    }
+  }
+
+  /** Approximate bytes held. */
+  bytes(): number {
+    return this.tokens.byteLength + this.heads.reduce((s, h) => s + h.byteLength, 0) + this.prevs.reduce((s, p) => s + p.byteLength, 0);
+  }
+
+  private link(p: number): void {
+    for (let level = 0; level < LEVELS.length; level++) {
+      const k = LEVELS[level]!;
+      if (p < k) break;
+      const slot = hashTail(this.tokens, p, k) & this.mask;
+      const heads = this.heads[level]!;
+      this.prevs[level]![p] = heads[slot]!;
+      heads[slot] = p;
+    }
+  }
+
+  private reserve(needed: number): void {
+    if (needed <= this.tokens.length) return;
+    let capacity = this.tokens.length;
+    while (capacity < needed) capacity *= 2;
+    const tokens = new Int32Array(capacity);
+    tokens.set(this.tokens.subarray(0, this.length));
+    this.tokens = tokens;
+    this.prevs = this.prevs.map((old) => {
+      const grown = new Int32Array(capacity);
+      grown.set(old.subarray(0, this.length));
+      return grown;
+    });
+    const headSize = headSizeFor(capacity);
+    if (headSize !== this.mask + 1) this.rehash(headSize);
+  }
+
+  /** Re-links every position into bigger head tables (chains keep most-recent-first order). */
+  private rehash(headSize: number): void {
+    this.mask = headSize - 1;
+    this.heads = LEVELS.map(() => new Int32Array(headSize).fill(-1));
+    for (let p = 0; p < this.length; p++) this.link(p);
+  }
+}
+
+/** Head tables about half the capacity: chains of distinct contexts rarely share a slot. */
+function headSizeFor(capacity: number): number {
+  let size = 256;
+  while (size < capacity / 2) size *= 2;
+  return size;
+}

@@ -1,0 +1,74 @@
+// The project-wide part of the model: every known file's tokens in one OccurrenceIndex, each
+// file one segment that starts with a BOUNDARY token. Replacing a file kills its old segment
+// and appends the new one (O(file)); the dead tokens are compacted away once they are a third
+// of the stream.
+
+import { OccurrenceIndex } from './occurrence-index.ts';
+import { BOUNDARY, type Vocabulary } from './vocabulary.ts';
+import { lex } from './tokenizer.ts';
+
+interface Segment {
+  start: number;
+  end: number;
+}
+
+export class ProjectIndex {
+  index = new OccurrenceIndex(1 << 16);
+  private readonly segments = new Map<string, Segment>();
+  private live = 0;
+  private dead = 0;
+
+  constructor(private readonly vocabulary: Vocabulary) {}
+
+  get files(): number {
+    return this.segments.size;
+  }
+
+  get tokens(): number {
+    return this.live;
+  }
+
+  /** The stream range of a file, if the project holds it. */
+  segment(filePath: string): Segment | undefined {
+    return this.segments.get(filePath);
+  }
+
+  set(filePath: string, text: string): void {
+    this.remove(filePath);
+    const { tokens } = lex(text);
+    const ids = new Int32Array(tokens.length + 1);
+    ids[0] = BOUNDARY;
+    for (let i = 0; i < tokens.length; i++) ids[i + 1] = this.vocabulary.intern(tokens[i]!);
+    const start = this.index.length;
+    this.index.append(ids);
+    this.segments.set(filePath, { start, end: this.index.length });
+    this.live += ids.length;
+  }
+
+  remove(filePath: string): void {
+    const old = this.segments.get(filePath);
+    if (!old) return;
+    this.segments.delete(filePath);
+    this.index.kill(old.start, old.end);
+    this.live -= old.end - old.start;
+    this.dead += old.end - old.start;
+    if (this.dead > 4096 && this.dead * 2 > this.live) this.compact();
+  }
+
+  bytes(): number {
+    return this.index.bytes();
+  }
+
+  /** Rebuilds the stream from the live segments, in their order. */
+  private compact(): void {
+    const old = this.index;
+    const fresh = new OccurrenceIndex(Math.max(1 << 16, this.live + 1024));
+    for (const [filePath, segment] of [...this.segments].sort((a, b) => a[1].start - b[1].start)) {
+      const start = fresh.length;
+      fresh.append(old.tokens.subarray(segment.start, segment.end));
+      this.segments.set(filePath, { start, end: fresh.length });
+    }
+    this.index = fresh;
+    this.dead = 0;
+  }
+}

@@ -1,0 +1,82 @@
+// The providers a server offers and which one answers by default, built from the completion
+// settings. Reconfiguring (a settings.json edit in the desktop app) swaps providers in place:
+// nothing else restarts, and a provider whose settings did not change keeps its loaded model.
+import type { CompletionConfig } from '../../config/load.ts';
+import { LoomError } from '../errors.ts';
+import type { CompletionProvider, ProviderKind } from './provider.ts';
+
+export interface ProviderFactories {
+  gguf(settings: NonNullable<CompletionConfig['gguf']>): CompletionProvider;
+  openai(settings: NonNullable<CompletionConfig['openai']>): CompletionProvider;
+}
+
+interface Slot {
+  settings: string;
+  provider: CompletionProvider;
+}
+
+export class ProviderSet {
+  private defaultKind: ProviderKind = 'builtin';
+  private readonly slots = new Map<Exclude<ProviderKind, 'builtin'>, Slot>();
+
+  constructor(
+    private readonly builtin: CompletionProvider,
+    private readonly factories: ProviderFactories,
+    config?: CompletionConfig,
+  ) {
+    if (config) this.configure(config);
+  }
+
+  /** Applies completion settings: creates, keeps or closes the gguf and openai providers. */
+  configure(config: CompletionConfig): void {
+    this.place('gguf', config.gguf && { settings: config.gguf, make: () => this.factories.gguf(config.gguf!) });
+    this.place('openai', config.openai && { settings: config.openai, make: () => this.factories.openai(config.openai!) });
+    this.defaultKind = config.provider;
+  }
+
+  /** The provider a request names (by name or kind), or the default one. */
+  select(model?: string): CompletionProvider {
+    if (model === undefined || model === '') return this.byKind(this.defaultKind);
+    for (const provider of this.all()) if (provider.name === model || provider.kind === model) return provider;
+    throw new LoomError('unknown_model', `This server does not serve the model ${JSON.stringify(model.slice(0, 200))}.`, `Models served here: ${this.names().join(', ')}.`);
+  }
+
+  /** Names of the providers offered, the default first. */
+  names(): string[] {
+    const first = this.slots.get(this.defaultKind as 'gguf')?.provider ?? this.builtin;
+    return [first, ...this.all().filter((p) => p !== first)].map((p) => p.name);
+  }
+
+  chatModels(): string[] {
+    return this.all().filter((p) => p.capabilities.chat).map((p) => p.name);
+  }
+
+  async close(): Promise<void> {
+    const providers = this.all();
+    this.slots.clear();
+    await Promise.allSettled(providers.map((p) => p.close()));
+  }
+
+  private all(): CompletionProvider[] {
+    return [this.builtin, ...[...this.slots.values()].map((slot) => slot.provider)];
+  }
+
+  private byKind(kind: ProviderKind): CompletionProvider {
+    if (kind === 'builtin') return this.builtin;
+    const slot = this.slots.get(kind);
+    if (!slot) throw new LoomError('model_unavailable', `The default completion provider is ${kind}, but it is not configured.`, `Set the ${kind} settings, or completion.provider to builtin.`);
+    return slot.provider;
+  }
+
+  private place(kind: 'gguf' | 'openai', wanted: { settings: object; make: () => CompletionProvider } | undefined): void {
+    const current = this.slots.get(kind);
+    const settings = wanted && JSON.stringify(wanted.settings);
+    if (current && current.settings === settings) return;
+    if (current) {
+      this.slots.delete(kind);
+      // Requests still running on the old provider finish or fail on their own; its memory goes.
+      void current.provider.close().catch(() => {});
+    }
+    if (wanted) this.slots.set(kind, { settings: settings!, provider: wanted.make() });
+  }
+}

@@ -1,0 +1,102 @@
+// One completion on one sequence: bring the sequence's KV cache to the prompt (erase what
+// differs, evaluate the rest), then decode greedily token by token.
+import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import { LoomError } from '../../errors.ts';
+import type { ProviderResult } from '../../completion/provider.ts';
+import { planReuse } from './reuse.ts';
+
+/** Counters of a provider's work, shared by its requests. */
+export interface GenerationCounters {
+  requests: number;
+  promptTokens: number;
+  /** Prompt tokens the model evaluated; the others were already in the sequence's KV cache. */
+  promptTokensEvaluated: number;
+  promptTokensReused: number;
+  /** Of the reused ones, those moved back past an erased run (a slid prefix window). */
+  promptTokensShifted: number;
+  generatedTokens: number;
+}
+
+export interface GenerationRequest {
+  prompt: Token[];
+  /** Most tokens to generate, at least 1 (already capped to the room left in the window). */
+  maxTokens: number;
+  stop: (text: string) => number | undefined;
+  signal: AbortSignal;
+  /** The last tokens before the cursor, so the first generated token is detokenized with its leading space right. */
+  precedingTokens: Token[];
+  allowShift: boolean;
+  batchSize: number;
+}
+
+/** Decoding stopped at a character U+FFFD stands for an unfinished multi-byte character. */
+const UNFINISHED = /\uFFFD+$/;
+
+export async function generate(model: LlamaModel, sequence: LlamaContextSequence, request: GenerationRequest, counters: GenerationCounters): Promise<ProviderResult> {
+  const { prompt, signal } = request;
+  signal.throwIfAborted();
+  counters.requests++;
+  try {
+    const keep = await alignSequence(sequence, prompt, request.allowShift, counters);
+    counters.promptTokens += prompt.length;
+
+    // The prompt goes in batch-sized chunks, so an abort is seen between them; the last chunk
+    // is the one whose logits give the first generated token.
+    let index = keep;
+    while (prompt.length - index > request.batchSize) {
+      const chunk = prompt.slice(index, index + request.batchSize);
+      await sequence.evaluateWithoutGeneratingNewTokens(chunk);
+      counters.promptTokensEvaluated += chunk.length;
+      index += chunk.length;
+      signal.throwIfAborted();
+    }
+    const last = prompt.slice(index);
+    counters.promptTokensEvaluated += last.length;
+
+    const generated: Token[] = [];
+    let text = '';
+    let kept: number | undefined;
+    // temperature 0: greedy. The iterator ends by itself on an end-of-generation token (EOS, EOT).
+    for await (const token of sequence.evaluate(last, { temperature: 0 })) {
+      // Another control token (an infill marker, a file separator) ends the middle too.
+      if (model.getTokenAttributes(token).control) break;
+      generated.push(token);
+      counters.generatedTokens++;
+      text = model.detokenize(generated, false, request.precedingTokens);
+      if (!UNFINISHED.test(text)) {
+        kept = request.stop(text);
+        if (kept !== undefined) break;
+      }
+      if (generated.length >= request.maxTokens) break;
+      signal.throwIfAborted();
+    }
+    signal.throwIfAborted();
+    return { text: kept === undefined ? text.replace(UNFINISHED, '') : text.slice(0, kept), tokens: generated.length };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    if (error instanceof LoomError) throw error;
+    // The sequence's state is unknown after a native failure: start it afresh next time.
+    await sequence.clearHistory().catch(() => sequence.dispose());
+    throw new LoomError('model_failed', `The GGUF model failed while generating: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Erases from the sequence what the prompt does not share with it (see reuse.ts); returns how
+ * many prompt tokens it now holds.
+ */
+async function alignSequence(sequence: LlamaContextSequence, prompt: Token[], allowShift: boolean, counters: GenerationCounters): Promise<number> {
+  const plan = planReuse(sequence.contextTokens, prompt, { allowShift });
+  if (plan.erase.length > 0) await sequence.eraseContextTokenRanges(plan.erase);
+  let keep = plan.keep;
+  // node-llama-cpp re-evaluates by itself when llama.cpp refuses to remove cells (a cache that
+  // cannot shift): trust what the sequence holds, not the plan.
+  const held = sequence.nextTokenIndex;
+  const same = Math.min(sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
+  if (held !== keep || same < keep) {
+    keep = Math.min(same, held);
+    if (keep < held) await sequence.eraseContextTokenRanges([{ start: keep, end: held }]);
+  } else if (plan.shifted > 0) counters.promptTokensShifted += plan.shifted;
+  counters.promptTokensReused += keep;
+  return keep;
+}

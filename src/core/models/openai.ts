@@ -1,0 +1,389 @@
+// The `openai` provider: any OpenAI-compatible server (Ollama, llama.cpp server, vLLM,
+// LM Studio, hosted APIs). Fill-in-the-middle through `POST /completions` with `suffix`; chat
+// through `POST /chat/completions` for instructions and for servers or models without FIM.
+// Both stream (SSE) so the engine's stop rule can end generation early.
+import { LoomError } from '../errors.ts';
+import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
+
+export interface OpenAiProviderOptions {
+  /** Up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …` when set. */
+  apiKey?: string;
+  /** The model name the server knows. */
+  model: string;
+  /** `on`: always FIM; `off`: always chat; `auto`: FIM until the server refuses it, then chat. */
+  fim: 'auto' | 'on' | 'off';
+  fetch?: typeof fetch;
+}
+
+/** Where the cursor is in the chat prompt of a FIM request. */
+export const CURSOR_MARKER = '<CURSOR>';
+
+const FIM_SYSTEM =
+  'You are a code completion engine inside an editor. The user sends a file with the marker ' +
+  `${CURSOR_MARKER} where the cursor is. Reply with only the code to insert at the marker: no explanation, ` +
+  'no markdown fences, and never repeat the code before or after the marker. Reply with nothing if nothing belongs there.';
+
+const INSTRUCT_SYSTEM =
+  'You are a coding assistant inside an editor. Follow the instruction and reply with only the code ' +
+  'it asks for: no explanation before or after it and no markdown fences.';
+
+/** A FIM refusal by these statuses means "not supported here": switch to chat. */
+const FIM_REFUSALS = new Set([400, 404, 405, 415, 422, 501]);
+
+/** Most characters of a server's error message quoted in ours. */
+const MESSAGE_LIMIT = 300;
+
+class Stopped extends Error {
+  override name = 'Stopped';
+}
+
+class HttpFailure extends Error {
+  override name = 'HttpFailure';
+  constructor(
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    super(`HTTP ${status}: ${serverMessage}`);
+  }
+}
+
+export class OpenAiProvider implements CompletionProvider {
+  readonly kind = 'openai' as const;
+  readonly name: string;
+  private readonly baseUrl: string;
+  private readonly shownUrl: string;
+  private readonly fetch: typeof fetch;
+  /** In `auto`: learned that the server or model refuses FIM. */
+  private fimRefused = false;
+  private readonly inFlight = new Set<AbortController>();
+
+  constructor(private readonly options: OpenAiProviderOptions) {
+    this.name = options.model;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.shownUrl = withoutCredentials(this.baseUrl);
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  get capabilities(): ProviderCapabilities {
+    return { fim: this.usesFim(), chat: true, tools: false };
+  }
+
+  async complete(request: ProviderRequest): Promise<ProviderResult> {
+    request.signal.throwIfAborted();
+    if (request.mode === 'instruct' || !this.usesFim()) return this.chat(request);
+    try {
+      return await this.fim(request);
+    } catch (error) {
+      if (this.options.fim !== 'auto' || !(error instanceof HttpFailure) || !FIM_REFUSALS.has(error.status)) throw this.failure(error, request);
+      // The server (or this model) does not do FIM: chat from now on, once chat has worked.
+      const result = await this.chat(request);
+      this.fimRefused = true;
+      return result;
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const controller of this.inFlight) controller.abort(new Stopped('provider closed'));
+    this.inFlight.clear();
+  }
+
+  private usesFim(): boolean {
+    return this.options.fim === 'on' || (this.options.fim === 'auto' && !this.fimRefused);
+  }
+
+  /** `POST /completions` with the prefix as `prompt` and the code after the cursor as `suffix`. */
+  private fim(request: ProviderRequest): Promise<ProviderResult> {
+    const body = {
+      model: this.options.model,
+      prompt: request.prefix,
+      suffix: request.suffix,
+      max_tokens: request.maxTokens,
+      temperature: 0,
+      stream: true,
+    };
+    return this.stream('/completions', body, request, (choice) => stringOr((choice.text as unknown) ?? undefined), false);
+  }
+
+  /** `POST /chat/completions`: a FIM request as a file with a cursor marker, or an instruction. */
+  private async chat(request: ProviderRequest): Promise<ProviderResult> {
+    const file = request.filePath ? ` (${request.filePath})` : '';
+    const language = request.language || 'plain text';
+    const messages =
+      request.mode === 'instruct'
+        ? [
+            { role: 'system', content: INSTRUCT_SYSTEM },
+            {
+              role: 'user',
+              content: request.suffix.trim()
+                ? `${request.prefix}\n\nThe ${language} file it is about${file}:\n\n${request.suffix}`
+                : `${request.prefix}\n\nLanguage: ${language}${file}`,
+            },
+          ]
+        : [
+            { role: 'system', content: FIM_SYSTEM },
+            { role: 'user', content: `A ${language} file${file}; complete it at ${CURSOR_MARKER}:\n\n${request.prefix}${CURSOR_MARKER}${request.suffix}` },
+          ];
+    const body = { model: this.options.model, messages, max_tokens: request.maxTokens, temperature: 0, stream: true };
+    try {
+      return await this.stream('/chat/completions', body, request, (choice) => stringOr((choice.delta as Json | undefined)?.content ?? (choice.message as Json | undefined)?.content), true);
+    } catch (error) {
+      throw this.failure(error, request);
+    }
+  }
+
+  /**
+   * Sends the request and reads the answer: SSE chunks (or one JSON body from a server that does
+   * not stream), calling `request.stop` after each piece and hanging up once it cuts.
+   */
+  private async stream(
+    route: string,
+    body: object,
+    request: ProviderRequest,
+    pieceOf: (choice: Json) => string | undefined,
+    chat: boolean,
+  ): Promise<ProviderResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(request.signal.reason);
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    this.inFlight.add(controller);
+    let raw = '';
+    let chunks = 0;
+    let usageTokens: number | undefined;
+    let kept: string | undefined;
+    const take = (piece: string) => {
+      raw += piece;
+      chunks++;
+      const view = chat ? streamingView(raw) : { text: raw, closed: false };
+      const cut = request.stop(view.text);
+      if (cut !== undefined || view.closed) {
+        kept = cut !== undefined ? view.text.slice(0, cut) : view.text;
+        controller.abort(new Stopped());
+      }
+    };
+    try {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+      if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+      const response = await this.fetch(`${this.baseUrl}${route}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      if (!response.ok) throw new HttpFailure(response.status, await errorMessage(response));
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.includes('text/event-stream')) {
+        // A server that ignored `stream: true`: one JSON answer.
+        const json = parseJson(await response.text());
+        throwStreamError(json);
+        const choice = (json?.choices as Json[] | undefined)?.[0];
+        if (!choice) throw new Unreadable('an answer without choices');
+        usageTokens = tokensOf(json);
+        const piece = pieceOf(choice);
+        if (piece) take(piece);
+      } else {
+        if (!response.body) throw new Unreadable('an empty stream');
+        for await (const data of sseData(response.body)) {
+          if (data === '[DONE]') break;
+          const json = parseJson(data);
+          throwStreamError(json);
+          usageTokens = tokensOf(json) ?? usageTokens;
+          const choice = (json?.choices as Json[] | undefined)?.[0];
+          const piece = choice ? pieceOf(choice) : undefined;
+          if (piece) take(piece);
+          if (kept !== undefined) break;
+        }
+      }
+      const text = kept ?? (chat ? stripMarkdownFences(raw) : raw);
+      return { text, tokens: usageTokens ?? chunks };
+    } catch (error) {
+      if (request.signal.aborted) throw request.signal.reason;
+      if (kept !== undefined && controller.signal.reason instanceof Stopped) {
+        return { text: kept, tokens: usageTokens ?? chunks };
+      }
+      if (controller.signal.reason instanceof Stopped) throw new LoomError('model_unavailable', `The openai provider for ${this.shownUrl} was closed.`);
+      throw error;
+    } finally {
+      request.signal.removeEventListener('abort', onAbort);
+      this.inFlight.delete(controller);
+      if (!controller.signal.aborted) controller.abort(new Stopped());
+    }
+  }
+
+  /** Any failure as the LoomError the engine expects, never quoting the API key. */
+  private failure(error: unknown, request: ProviderRequest): unknown {
+    if (request.signal.aborted) return request.signal.reason;
+    if (error instanceof LoomError) return error;
+    if (error instanceof HttpFailure) {
+      const hint =
+        error.status === 401 || error.status === 403
+          ? 'Check openai.apiKey (LOOM_OPENAI_API_KEY).'
+          : error.status === 404
+            ? `Check openai.model ("${this.options.model}") and openai.baseUrl (it usually ends in /v1).`
+            : undefined;
+      return new LoomError('model_failed', `The OpenAI-compatible server at ${this.shownUrl} answered HTTP ${error.status}: ${this.redact(error.serverMessage)}`, hint);
+    }
+    if (error instanceof Unreadable) {
+      return new LoomError('model_failed', `The OpenAI-compatible server at ${this.shownUrl} sent ${this.redact(error.message)}.`);
+    }
+    return new LoomError(
+      'model_unavailable',
+      `The OpenAI-compatible server at ${this.shownUrl} cannot be reached: ${this.redact(causeOf(error))}`,
+      'Check openai.baseUrl and that the server is running.',
+    );
+  }
+
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    const clean = key ? text.split(key).join('***') : text;
+    return clean.length > MESSAGE_LIMIT ? `${clean.slice(0, MESSAGE_LIMIT)}…` : clean;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+class Unreadable extends Error {
+  override name = 'Unreadable';
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function parseJson(text: string): Json {
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Json;
+  } catch {
+    // reported below
+  }
+  throw new Unreadable(`something that is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+}
+
+/** Some servers report a failure inside a 200 stream as `{"error": …}`. */
+function throwStreamError(json: Json): void {
+  if (json.error === undefined || json.error === null) return;
+  throw new HttpFailure(502, messageOf(json) ?? 'an error inside the stream');
+}
+
+function tokensOf(json: Json): number | undefined {
+  const tokens = (json.usage as Json | undefined)?.completion_tokens;
+  return typeof tokens === 'number' && Number.isFinite(tokens) ? tokens : undefined;
+}
+
+/** The `data:` payloads of an SSE stream, one per event. */
+async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let data: string[] = [];
+  const lines = function* (final: boolean): Generator<string> {
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).replace(/\r$/, '');
+      buffer = buffer.slice(newline + 1);
+      yield line;
+    }
+    if (final && buffer) {
+      yield buffer.replace(/\r$/, '');
+      buffer = '';
+    }
+  };
+  const feed = function* (final: boolean): Generator<string> {
+    for (const line of lines(final)) {
+      if (line === '') {
+        if (data.length) yield data.join('\n');
+        data = [];
+      } else if (line.startsWith('data:')) {
+        data.push(line.slice(5).replace(/^ /, ''));
+      }
+      // comments (":…"), event:, id:, retry: carry nothing for us
+    }
+    if (final && data.length) {
+      yield data.join('\n');
+      data = [];
+    }
+  };
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    yield* feed(false);
+  }
+  buffer += decoder.decode();
+  yield* feed(true);
+}
+
+/** The server's own words from an error response: `error.message`, `error`, `message`, `detail` or the text. */
+async function errorMessage(response: Response): Promise<string> {
+  let text = '';
+  try {
+    text = (await response.text()).slice(0, 64 * 1024);
+  } catch {
+    return response.statusText || 'no message';
+  }
+  try {
+    const message = messageOf(JSON.parse(text));
+    if (message) return message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.trim().replace(/\s+/g, ' ') || response.statusText || 'no message';
+}
+
+function messageOf(json: unknown): string | undefined {
+  if (!json || typeof json !== 'object') return undefined;
+  const value = json as Json;
+  const error = value.error;
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && typeof (error as Json).message === 'string') return (error as Json).message as string;
+  if (typeof value.message === 'string') return value.message;
+  if (typeof value.detail === 'string') return value.detail;
+  if (Array.isArray(value.detail)) return JSON.stringify(value.detail);
+  return undefined;
+}
+
+/**
+ * A chat answer as it streams in: a leading markdown fence line is dropped (and the text held
+ * back until that line is complete); a closing fence ends it (`closed`).
+ */
+export function streamingView(raw: string): { text: string; closed: boolean } {
+  let text = raw;
+  const opening = /^\s*```[^\n]*/.exec(text);
+  if (opening) {
+    const newline = text.indexOf('\n', opening.index + opening[0].length - 1);
+    if (newline < 0) return { text: '', closed: false };
+    text = text.slice(newline + 1);
+    const closing = /(^|\n)```/.exec(text);
+    if (closing) return { text: text.slice(0, closing.index), closed: true };
+    // Hold back a fence that may be arriving (a line of only backticks so far).
+    const partial = /(^|\n)`{1,2}$/.exec(text);
+    return { text: partial ? text.slice(0, partial.index) : text, closed: false };
+  }
+  return { text, closed: false };
+}
+
+/** The code of a chat answer: the first fenced block's content when there is one, else the text. */
+export function stripMarkdownFences(text: string): string {
+  const block = /```[^\n]*\n([\s\S]*?)(?:\n```|$)/.exec(text);
+  if (block) return block[1]!;
+  return text;
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/** What went wrong on the wire: undici puts the system error (ECONNREFUSED, ENOTFOUND, …) in `cause`. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause ?? error;
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  const message = (cause as Error)?.message ?? String(cause);
+  return code && !message.includes(code) ? `${code} ${message}` : message;
+}
