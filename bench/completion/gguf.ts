@@ -15,7 +15,9 @@
 //   npm exec tsx bench/completion/gguf.ts
 //     BENCH_ROUNDS   rounds of each comparison (default 8)
 //     BENCH_TOKENS   tokens generated per request (default 16)
-//     BENCH_THREADS  CPU threads (default: the provider's, the machine's math cores)
+//     BENCH_THREADS  CPU threads (default 1: llama.cpp's threads spin while they wait for each
+//                    other, and on a shared machine one preempted thread stalls them all, which
+//                    makes figures swing by 2-10x; 1 keeps both sides comparable)
 //     BENCH_EMBD / BENCH_LAYERS  model size (default 384 / 6)
 import os from 'node:os';
 import { getLlama, LlamaLogLevel, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
@@ -26,7 +28,9 @@ import { collectGarbage, readPositive } from '../support.ts';
 
 const ROUNDS = Math.round(readPositive('BENCH_ROUNDS', 8));
 const TOKENS = Math.round(readPositive('BENCH_TOKENS', 16));
-const THREADS = process.env.BENCH_THREADS ? Math.round(readPositive('BENCH_THREADS', 1)) : undefined;
+const THREADS = Math.round(readPositive('BENCH_THREADS', 1));
+/** Keystrokes per round in (b): warm requests are short, more of them steady the median. */
+const KEYSTROKES = 3;
 const N_EMBD = Math.round(readPositive('BENCH_EMBD', 384));
 const N_LAYER = Math.round(readPositive('BENCH_LAYERS', 6));
 const CONTEXT = 4096;
@@ -58,12 +62,12 @@ function sourceLine(): string {
 }
 const sourceLines = (count: number) => Array.from({ length: count }, sourceLine).join('\n') + '\n';
 
-/** Round `round`'s document: its own first line, so no request reuses another round's cache. */
-function documentFor(round: number, prefixLines: number, suffixLines: number): { prefix: string; suffix: string } {
-  return {
-    prefix: `// file ${round}: generated\n` + sourceLines(prefixLines) + '  const total = compu',
-    suffix: `(items);\n  // end of ${round}\n` + sourceLines(suffixLines),
-  };
+const PREFIX_LINES = 64;
+const SUFFIX_LINES = 14;
+
+/** A new document: fresh random lines, so a request reuses nothing of the previous one's cache. */
+function newDocument(): { prefix: string; suffix: string } {
+  return { prefix: sourceLines(PREFIX_LINES) + '  const total = compu', suffix: '(items);\n' + sourceLines(SUFFIX_LINES) };
 }
 
 function median(samples: number[]): number {
@@ -110,27 +114,20 @@ async function main(): Promise<void> {
   const { dir, remove } = tempModelDir('loom-bench-gguf-');
   try {
     const written = writeTinyGguf(`${dir}/bench.gguf`, { nEmbd: N_EMBD, nLayer: N_LAYER, nHead: N_EMBD / 64, nFf: N_EMBD * 3, fim: 'fim', neverEnd: true, contextLength: CONTEXT, seed: 1 });
-    const provider = new GgufProvider({ file: written.file, name: 'bench', gpu: 'off', contextSize: CONTEXT, threads: THREADS, sequences: 2 });
+    const newProvider = () => new GgufProvider({ file: written.file, name: 'bench', gpu: 'off', contextSize: CONTEXT, threads: THREADS, sequences: 1 });
+    let provider = newProvider();
     await provider.load();
-    const threads = provider.stats().threads!;
+    const threads = THREADS;
 
-    // The anchor gets its own llama.cpp instance, model and context, configured the same way.
-    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
-    const model = await llama.loadModel({ modelPath: written.file });
-    const context = await model.createContext({ contextSize: CONTEXT, sequences: 1, threads });
-    const sequence = context.getSequence();
-
-    const probe = documentFor(-1, 100, 25);
-    const promptTokens = model.tokenize(probe.prefix, false).length + model.tokenize(probe.suffix, false).length + 4;
+    // Warm-up, figures discarded; it also measures the prompt.
+    const before = provider.stats().promptTokens;
+    await provider.complete(loomRequest(newDocument(), 'warmup.ts'));
+    const promptTokens = provider.stats().promptTokens - before;
     console.log(
       `gguf: random llama, n_embd ${N_EMBD}, ${N_LAYER} layers, ${written.vocabulary.length} tokens, ${(written.bytes / 1024 / 1024).toFixed(0)} MB F32; ` +
-        `prompt ~${promptTokens} tokens (infill, spm), ${TOKENS} generated; ${threads} threads of ${os.availableParallelism()} cores; ` +
+        `prompts of ~${promptTokens} tokens (infill, spm), ${TOKENS} generated; ${threads} thread(s) of ${os.availableParallelism()} cores; ` +
         `${ROUNDS} alternating rounds; node ${process.version}`,
     );
-
-    // Warm-up: one of each, figures discarded.
-    await provider.complete(loomRequest(documentFor(-1, 100, 25), 'warmup.ts'));
-    await direct(model, sequence, documentFor(-2, 100, 25), TOKENS);
 
     // (a) cold vs warm, on Loom alone.
     const cold: number[] = [];
@@ -138,13 +135,13 @@ async function main(): Promise<void> {
     let coldEvaluated = 0;
     let warmEvaluated = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const document = documentFor(round, 100, 25);
+      const document = newDocument();
       const path = `cold-warm-${round}.ts`;
-      const before = provider.stats().promptTokensEvaluated;
+      const evaluatedBefore = provider.stats().promptTokensEvaluated;
       cold.push((await timed(() => provider.complete(loomRequest(document, path)))).ms);
       const between = provider.stats().promptTokensEvaluated;
       warm.push((await timed(() => provider.complete(loomRequest({ ...document, prefix: document.prefix + 't' }, path)))).ms);
-      coldEvaluated += between - before;
+      coldEvaluated += between - evaluatedBefore;
       warmEvaluated += provider.stats().promptTokensEvaluated - between;
     }
     const warmRatio = median(cold) / median(warm);
@@ -154,33 +151,58 @@ async function main(): Promise<void> {
     console.log(`  warm (one more char)     median ${formatMs(median(warm))}, ${(warmEvaluated / ROUNDS).toFixed(1)} prompt tokens evaluated per request`);
     console.log(`  cold/warm (medians) ${warmRatio.toFixed(1)}x (goal >= ${GOAL_WARM}x${warmMet ? '' : ', MISSED'})`);
 
-    // (b) Loom against node-llama-cpp by hand, cold and warm, alternating.
+    // (b) Loom against node-llama-cpp by hand, cold and warm, alternating. Both sides start
+    // afresh with one sequence each and get the same requests in the same order, so their KV
+    // caches go through the same states: the same cells in the same order, hence the same
+    // floating-point sums and the same greedy tokens, checked below.
+    await provider.close();
+    provider = newProvider();
+    await provider.load();
+    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: written.file });
+    const context = await model.createContext({ contextSize: CONTEXT, sequences: 1, threads });
+    const sequence = context.getSequence();
+    const warmup = newDocument();
+    await provider.complete(loomRequest(warmup, 'warmup.ts'));
+    await direct(model, sequence, warmup, TOKENS);
+
     const sides = { loomCold: [] as number[], directCold: [] as number[], loomWarm: [] as number[], directWarm: [] as number[] };
     let sameText = true;
     for (let round = 0; round < ROUNDS; round++) {
-      const document = documentFor(1000 + round, 100, 25);
-      const typed = { ...document, prefix: document.prefix + 't' };
+      const document = newDocument();
+      // The keystrokes that follow: 't', 'e', '(' typed after "compu".
+      const typed = Array.from({ length: KEYSTROKES }, (_, i) => ({ ...document, prefix: document.prefix + 'te('.slice(0, i + 1) }));
       const path = `overhead-${round}.ts`;
       const loom = async () => {
+        const texts: string[] = [];
         const coldRun = await timed(() => provider.complete(loomRequest(document, path)));
-        const warmRun = await timed(() => provider.complete(loomRequest(typed, path)));
         sides.loomCold.push(coldRun.ms);
-        sides.loomWarm.push(warmRun.ms);
-        return [coldRun.value.text, warmRun.value.text];
+        texts.push(coldRun.value.text);
+        for (const keystroke of typed) {
+          const warmRun = await timed(() => provider.complete(loomRequest(keystroke, path)));
+          sides.loomWarm.push(warmRun.ms);
+          texts.push(warmRun.value.text);
+        }
+        return texts;
       };
       const byHand = async () => {
+        const texts: string[] = [];
         const coldRun = await timed(() => direct(model, sequence, document, TOKENS));
-        const warmRun = await timed(() => direct(model, sequence, typed, TOKENS));
         sides.directCold.push(coldRun.ms);
-        sides.directWarm.push(warmRun.ms);
-        return [coldRun.value, warmRun.value];
+        texts.push(coldRun.value);
+        for (const keystroke of typed) {
+          const warmRun = await timed(() => direct(model, sequence, keystroke, TOKENS));
+          sides.directWarm.push(warmRun.ms);
+          texts.push(warmRun.value);
+        }
+        return texts;
       };
       const [first, second] = round % 2 === 0 ? [loom, byHand] : [byHand, loom];
       const a = await first();
       const b = await second();
-      sameText &&= a[0] === b[0] && a[1] === b[1];
+      sameText &&= a.every((text, i) => text === b[i]);
     }
-    console.log('\n(b) Loom overhead: GgufProvider.complete against node-llama-cpp by hand (same prompt, same tokens):');
+    console.log(`\n(b) Loom overhead: GgufProvider.complete against node-llama-cpp by hand (same prompts, same tokens; ${ROUNDS} cold, ${ROUNDS * KEYSTROKES} warm each):`);
     let overheadMet = true;
     for (const kind of ['cold', 'warm'] as const) {
       const loomMs = median(kind === 'cold' ? sides.loomCold : sides.loomWarm);

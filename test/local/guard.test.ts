@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
+import { waitFor } from '../support/wait.ts';
 
 function openSocket(url: string, headers: Record<string, string> = {}): Promise<{ socket?: WebSocket; status?: number; first?: unknown }> {
   return new Promise((resolve) => {
@@ -147,11 +148,3 @@ describe('local server guard', () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -101,9 +101,12 @@ describe('gguf KV reuse plan', () => {
     assert.deepEqual(planReuse(held, prompt, { allowShift: false }), { erase: [{ start: 4, end: 98 }], keep: 4, shifted: 0 });
   });
 
-  it('does not shift for a short match or from position 0', () => {
-    const held = [1, ...range(100, 5), ...range(200, 10), 7];
-    assert.equal(planReuse(held, [1, ...range(200, 10), 8], { allowShift: true }).shifted, 0);
+  it('does not shift for a short match, a match that is not most of the prompt, or from position 0', () => {
+    const held = [1, ...range(100, 5), ...range(200, 40), 7];
+    assert.equal(planReuse(held, [1, ...range(200, 40), 8], { allowShift: true }).shifted, 0);
+    // 70 tokens in common with another document, in a prompt of 300 past the shared start.
+    const other = [1, ...range(100, 5), ...range(200, 70), ...range(2000, 50)];
+    assert.equal(planReuse(other, [1, ...range(200, 70), ...range(3000, 230)], { allowShift: true }).shifted, 0);
     const fromZero = [...range(100, 5), ...range(200, 40)];
     assert.equal(planReuse(fromZero, [...range(200, 40), 8], { allowShift: true }).keep, 0);
   });

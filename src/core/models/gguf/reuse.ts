@@ -13,6 +13,13 @@
 // positions are shifted, not recomputed), so only the tail is evaluated instead of the whole
 // prompt. This needs a model whose cache can be shifted (not recurrent), which the caller says.
 //
+// It is an approximation, the one llama.cpp's server makes with `--cache-reuse`: the kept
+// tokens' keys and values were computed while the erased run was in view, and keep a trace of
+// it in the upper layers. For a few lines dropped at the far end of the prefix the effect is
+// small, and it saves evaluating thousands of tokens on the keystroke that slides the window.
+// So a shift is only made when it keeps a long run (MIN_SHIFTED) that is most of the new
+// prompt past the shared start: a slid window, never a chance match with another document.
+//
 // The prefix is tokenized as if it followed a newline (node-llama-cpp's `trimLeadingSpace`),
 // so a line at the start of the prefix has the same tokens it had in the middle of it and the
 // slid prompt really is a deletion of the held one.
@@ -35,8 +42,8 @@ export interface ReusePlan {
 
 /** Tokens of the new prompt compared when looking for where the held tokens continue. */
 const PROBE = 8;
-/** Fewest tokens a shift must save to be worth erasing a run in the middle. */
-const MIN_SHIFTED = 16;
+/** Fewest tokens a shift must keep; it must also keep at least half of what follows the shared start. */
+const MIN_SHIFTED = 64;
 /** Most places looked at, so repetitive text (runs of the same token) stays linear. */
 const MAX_CANDIDATES = 64;
 
@@ -73,7 +80,7 @@ export function planReuse(held: readonly number[], prompt: readonly number[], op
     if (matched > best.length) best = { skip, length: matched };
     if (common + matched >= limit) break; // cannot do better than sharing everything
   }
-  if (best.length < MIN_SHIFTED) return { erase: tailFrom(common), keep: common, shifted: 0 };
+  if (best.length < MIN_SHIFTED || best.length * 2 < limit - common) return { erase: tailFrom(common), keep: common, shifted: 0 };
 
   const keep = common + best.length;
   const erase: TokenRange[] = [{ start: common, end: common + best.skip }];

@@ -1,0 +1,151 @@
+// POST /api/ai/complete end to end in the desktop app's server: the builtin model learns the
+// workspace at start, every edit and every change on disk; ai:complete is emitted; providers
+// switch through settings.json without a restart; failures are clear errors.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LoomEvent } from '../../src/core/events/bus.ts';
+import { startTestLocal, type TestLocal } from '../support/local.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
+import { tempModelDir, writeTinyGguf } from '../support/tiny-gguf.ts';
+import { waitFor } from '../support/wait.ts';
+
+const TOKEN = 'loom_test_token_0123456789abcdefghij';
+
+const route = (name: string) => `router.get('/api/${name}', requireSession, async (request, reply) => reply.send(await ${name}Store.list(request.query)));\n`;
+
+describe('local AI completion (POST /api/ai/complete)', () => {
+  let local: TestLocal;
+  let fake: FakeOpenAi;
+  const events: LoomEvent[] = [];
+
+  before(async () => {
+    fake = await startFakeOpenAi({ fimText: 'fromServer();' });
+    local = await startTestLocal({
+      settings: { apiToken: TOKEN, rateLimits: { aiComplete: 1000 } },
+      files: { 'src/routes.ts': ['users', 'teams', 'projects', 'invoices'].map(route).join(''), 'README.md': '# demo\n' },
+    });
+    local.events.subscribe((event) => void events.push(event));
+    await local.completion.learner.ready;
+  });
+  after(async () => {
+    await local.close();
+    await fake.close();
+  });
+
+  const complete = (body: unknown) => local.request('POST', '/api/ai/complete', body);
+
+  it('continues code the workspace taught it, and counts the tokens', async () => {
+    const context = "import { router } from './app';\nrouter.get('/api/users', ";
+    const res = await complete({ prompt: "router.get('/api/users', ", language: 'typescript', context, filePath: 'src/orders.ts' });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.completion, /^requireSession, async \(request, reply\) => reply\.send\(await/);
+    assert.ok(Number.isInteger(res.json.tokens) && res.json.tokens > 0);
+    assert.equal(res.json.model, 'builtin');
+    const event = events.find((e) => e.type === 'ai:complete');
+    assert.ok(event, 'ai:complete emitted');
+    assert.deepEqual(Object.keys(event.data).sort(), ['cached', 'characters', 'filePath', 'language', 'latencyMs', 'mode', 'model', 'tokens']);
+    assert.equal(JSON.stringify(event.data).includes('requireSession'), false, 'the event never carries code');
+  });
+
+  it('learns what is typed in the editor', async () => {
+    const word = 'reconcileLedgerEntries';
+    const line = `const ${word}Result = await ${word}(ledger, { strict: true, currency: 'EUR' });\n`;
+    local.write('src/ledger.ts', '// ledger\n');
+    assert.equal((await local.request('POST', '/api/editor/open', { path: 'src/ledger.ts' })).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await local.request('POST', '/api/editor/insert', { text: line })).status, 200);
+    let attempt = 0;
+    await waitFor(async () => {
+      const res = await complete({ prompt: `const ${word}Result = await `, language: 'typescript', context: '', filePath: `src/other-${attempt++}.ts` });
+      return res.json.completion?.startsWith(`${word}(ledger`);
+    });
+  });
+
+  it('learns files changed on disk by other programs', async () => {
+    const line = 'const archiveDigest = computeArchiveDigest(bundle, { algorithm: "sha256", chunkSize: 65536 });\n';
+    local.write('lib/archive.ts', line.repeat(3));
+    // A new document each time: the same request at the same cursor is answered from the type-ahead cache.
+    let attempt = 0;
+    await waitFor(async () => {
+      const res = await complete({ prompt: 'const archiveDigest = ', language: 'typescript', filePath: `lib/new-${attempt++}.ts` });
+      return res.json.completion?.startsWith('computeArchiveDigest(bundle');
+    });
+  });
+
+  it('puts the cursor after the prompt inside the context', async () => {
+    const context = "router.get('/api/teams', \n\nexport default router;\n";
+    const res = await complete({ prompt: "router.get('/api/teams', ", language: 'typescript', context });
+    assert.match(res.json.completion, /^requireSession/);
+  });
+
+  it('refuses invalid requests with the local error envelope', async () => {
+    for (const body of [{ language: 'ts' }, { prompt: 'x' }, { prompt: 1, language: 'ts' }, { prompt: 'x', language: 'ts', extra: 1 }, { prompt: 'x', language: 'ts', mode: 'shout' }]) {
+      const res = await complete(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.json.error.code, 'VALIDATION_ERROR');
+    }
+    const unknown = await complete({ prompt: 'x', language: 'ts', model: 'gpt-9' });
+    assert.deepEqual([unknown.status, unknown.json.error.code], [400, 'UNKNOWN_MODEL']);
+    const instruct = await complete({ prompt: 'Write a sorting function please', language: 'ts', mode: 'instruct' });
+    assert.deepEqual([instruct.status, instruct.json.error.code], [400, 'BAD_REQUEST']);
+    assert.equal((await local.request('POST', '/api/ai/complete', { prompt: 'x', language: 'ts' }, { authorization: '' })).status, 401);
+  });
+
+  it('switches provider through settings.json without a restart, and back', async () => {
+    const file = path.join(local.configDir, 'settings.json');
+    const base = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const models = tempModelDir();
+    try {
+      fs.writeFileSync(file, JSON.stringify({ ...base, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder' } } }));
+      await waitFor(() => local.completion.engine.models()[0] === 'coder');
+      const viaServer = await complete({ prompt: 'let x = ', language: 'typescript', filePath: 'a.ts' });
+      assert.deepEqual([viaServer.status, viaServer.json.model, viaServer.json.completion], [200, 'coder', 'fromServer();']);
+      // An instruction reaches a chat-capable model as one.
+      const instructed = await complete({ prompt: 'Write a function that adds two numbers', language: 'typescript', context: '' });
+      assert.equal(instructed.status, 200, instructed.text);
+      assert.equal(fake.requests.at(-1)!.path, '/v1/chat/completions');
+
+      const gguf = writeTinyGguf(path.join(models.dir, 'tiny.gguf'), { fim: 'fim', seed: 5 }).file;
+      fs.writeFileSync(file, JSON.stringify({ ...base, completion: { provider: 'gguf', maxTokens: 4, gguf: { model: gguf, gpu: 'off', contextSize: 512 } } }));
+      await waitFor(() => local.completion.engine.models()[0] === 'tiny');
+      const viaGguf = await complete({ prompt: 'let y = ', language: 'typescript', filePath: 'b.ts' });
+      assert.deepEqual([viaGguf.status, viaGguf.json.model], [200, 'tiny'], viaGguf.text);
+
+      fs.writeFileSync(file, JSON.stringify(base));
+      await waitFor(() => local.completion.engine.models()[0] === 'builtin');
+    } finally {
+      fs.writeFileSync(file, JSON.stringify(base));
+      models.remove();
+    }
+  });
+
+  it('a model that cannot be reached is a clear error, not a hang', async () => {
+    const file = path.join(local.configDir, 'settings.json');
+    const base = JSON.parse(fs.readFileSync(file, 'utf8'));
+    try {
+      fs.writeFileSync(file, JSON.stringify({ ...base, completion: { provider: 'gguf', gguf: { model: '/nowhere/model.gguf' } } }));
+      await waitFor(() => local.completion.engine.models()[0] === 'model');
+      const res = await complete({ prompt: 'x', language: 'ts' });
+      assert.deepEqual([res.status, res.json.error.code], [503, 'MODEL_UNAVAILABLE']);
+      assert.match(res.json.error.message, /nowhere\/model\.gguf/);
+    } finally {
+      fs.writeFileSync(file, JSON.stringify(base));
+      await waitFor(() => local.completion.engine.models()[0] === 'builtin');
+    }
+  });
+});
+
+describe('local AI completion rate limit', () => {
+  it('is 60 per minute by default and follows settings.json rateLimits.aiComplete', async (t) => {
+    const local = await startTestLocal({ settings: { apiToken: TOKEN, rateLimits: { aiComplete: 2 } } });
+    t.after(() => local.close());
+    const body = { prompt: 'x', language: 'ts' };
+    assert.equal((await local.request('POST', '/api/ai/complete', body)).status, 200);
+    assert.equal((await local.request('POST', '/api/ai/complete', body)).status, 200);
+    const limited = await local.request('POST', '/api/ai/complete', body);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.json.error.code, 'RATE_LIMIT_EXCEEDED');
+    assert.equal((await local.request('GET', '/api/health')).status, 200, 'other routes have their own budget');
+  });
+});
