@@ -1,7 +1,6 @@
 // POST /api/v1/tab/complete end to end: auth as the spec's table says, validation, the
 // builtin engine's answers, and each provider's failure as a clear error (never a hang).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
