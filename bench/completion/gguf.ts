@@ -100,7 +100,8 @@ async function direct(model: LlamaModel, sequence: LlamaContextSequence, documen
     generated.push(token);
     if (generated.length >= count) break;
   }
-  return model.detokenize(generated, false, prefix.slice(-8));
+  // Loom drops an unfinished multi-byte character at the end (U+FFFD); so does the anchor.
+  return model.detokenize(generated, false, prefix.slice(-8)).replace(/\uFFFD+$/, '');
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {

@@ -1,24 +1,29 @@
-// Fits the builtin model's calibration (src/core/completion/builtin/calibration.ts) on the
-// TRAINING split of the quality benchmark only: each training file is completed, cursor by
+// Fits the builtin model's calibration network (src/core/completion/builtin/calibration.ts) on
+// the TRAINING split of the quality benchmark only: each training file is completed, cursor by
 // cursor as in the benchmark, against a project of all the others (the model leaves the
 // current file's own copy out), and at every step of the true rest of the line the features
-// of the evidence are recorded with whether the leading candidate was right. A logistic
-// regression on those gives the weights to paste into calibration.ts; the development split
-// then only tunes the thresholds, and the test split is only reported.
+// of the evidence are recorded with whether the leading candidate was right. The development
+// split then only tunes the thresholds, and the test split is only reported.
 //
-//   npx tsx bench/completion/support-calibration.ts     BENCH_SETTINGS: decoder settings (JSON)
+//   npx tsx bench/completion/support-calibration.ts [--write]
+//     --write: replace src/core/completion/builtin/calibration-weights.ts with the fit
+//     BENCH_SETTINGS: decoder settings (JSON) to collect the evidence with
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
-import { CALIBRATION, FEATURE_NAMES, confidenceOf } from '../../src/core/completion/builtin/calibration.ts';
-import { loadCorpus } from './support-corpus.ts';
+import { FEATURE_NAMES, confidenceOf, type Calibrator } from '../../src/core/completion/builtin/calibration.ts';
+import { loadCorpus, type CorpusFile } from './support-corpus.ts';
 import { positions } from './support-metrics.ts';
-import { pathToFileURL } from 'node:url';
 
-interface Sample {
+export interface Sample {
   x: number[];
   y: number;
 }
 
-export function collect(model: BuiltinModel, files: { path: string; text: string }[], pathOf: (p: string) => string): Sample[] {
+const WEIGHTS_FILE = fileURLToPath(new URL('../../src/core/completion/builtin/calibration-weights.ts', import.meta.url));
+
+/** The traced steps of every cursor of `files`, each file completed as `pathOf(file)`. */
+export function collect(model: BuiltinModel, files: CorpusFile[], pathOf: (p: string) => string): Sample[] {
   const samples: Sample[] = [];
   for (const file of files) {
     for (const position of positions(file.text)) {
@@ -29,68 +34,116 @@ export function collect(model: BuiltinModel, files: { path: string; text: string
   return samples;
 }
 
-/** Logistic regression by full-batch gradient descent (Adam) on standardized features. */
-export function fit(samples: Sample[], epochs = 600, l2 = 1e-4): number[] {
+/** mulberry32: the fit is the same on every run. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A one-hidden-layer network fitted by plain SGD on the log loss, learning rate decaying. */
+export function fitNetwork(samples: Sample[], options: { hidden?: number; epochs?: number; rate?: number } = {}): Calibrator {
+  const hiddenUnits = options.hidden ?? 16;
+  const epochs = options.epochs ?? 24;
   const d = samples[0]!.x.length;
+  const random = seeded(7);
   const mean = new Array<number>(d).fill(0);
   const scale = new Array<number>(d).fill(0);
   for (const s of samples) for (let j = 0; j < d; j++) mean[j]! += s.x[j]! / samples.length;
   for (const s of samples) for (let j = 0; j < d; j++) scale[j]! += (s.x[j]! - mean[j]!) ** 2 / samples.length;
-  for (let j = 0; j < d; j++) scale[j] = j === 0 || scale[j]! === 0 ? 1 : Math.sqrt(scale[j]!);
-  mean[0] = 0;
-  const z = samples.map((s) => s.x.map((v, j) => (j === 0 ? 1 : (v - mean[j]!) / scale[j]!)));
-  const w = new Array<number>(d).fill(0);
-  const m = new Array<number>(d).fill(0);
-  const v = new Array<number>(d).fill(0);
-  const rate = 0.05;
-  for (let epoch = 1; epoch <= epochs; epoch++) {
-    const grad = new Array<number>(d).fill(0);
-    for (let i = 0; i < z.length; i++) {
-      const x = z[i]!;
-      let dot = 0;
-      for (let j = 0; j < d; j++) dot += w[j]! * x[j]!;
-      const error = 1 / (1 + Math.exp(-dot)) - samples[i]!.y;
-      for (let j = 0; j < d; j++) grad[j]! += (error * x[j]!) / z.length;
+  for (let j = 0; j < d; j++) scale[j] = Math.sqrt(scale[j]!) || 1;
+  const xs = samples.map((s) => s.x.map((v, j) => (v - mean[j]!) / scale[j]!));
+  const hidden = Array.from({ length: hiddenUnits }, () => Array.from({ length: d }, () => (random() - 0.5) * 0.3));
+  const hiddenBias = new Array<number>(hiddenUnits).fill(0);
+  const output = Array.from({ length: hiddenUnits }, () => (random() - 0.5) * 0.3);
+  let outputBias = 0;
+  const activations = new Array<number>(hiddenUnits).fill(0);
+  const order = xs.map((_, i) => i);
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const rate = (options.rate ?? 0.01) * (1 - (0.9 * epoch) / epochs);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
     }
-    for (let j = 1; j < d; j++) grad[j]! += l2 * w[j]!;
-    for (let j = 0; j < d; j++) {
-      m[j] = 0.9 * m[j]! + 0.1 * grad[j]!;
-      v[j] = 0.999 * v[j]! + 0.001 * grad[j]! ** 2;
-      const mh = m[j]! / (1 - 0.9 ** epoch);
-      const vh = v[j]! / (1 - 0.999 ** epoch);
-      w[j]! -= (rate * mh) / (Math.sqrt(vh) + 1e-8);
+    for (const i of order) {
+      const x = xs[i]!;
+      let z = outputBias;
+      for (let k = 0; k < hiddenUnits; k++) {
+        const row = hidden[k]!;
+        let a = hiddenBias[k]!;
+        for (let j = 0; j < d; j++) a += row[j]! * x[j]!;
+        activations[k] = a > 0 ? a : 0;
+        z += output[k]! * activations[k]!;
+      }
+      const error = 1 / (1 + Math.exp(-z)) - samples[i]!.y;
+      for (let k = 0; k < hiddenUnits; k++) {
+        if (activations[k]! > 0) {
+          const g = error * output[k]!;
+          const row = hidden[k]!;
+          for (let j = 0; j < d; j++) row[j]! -= rate * g * x[j]!;
+          hiddenBias[k]! -= rate * g;
+        }
+        output[k]! -= rate * error * activations[k]!;
+      }
+      outputBias -= rate * error;
     }
   }
-  // Back to the raw features' scale.
-  const raw = w.map((wj, j) => (j === 0 ? wj : wj / scale[j]!));
-  raw[0] = w[0]! - w.reduce((sum, wj, j) => (j === 0 ? sum : sum + (wj * mean[j]!) / scale[j]!), 0);
-  return raw;
+  return { mean, scale, hidden, hiddenBias, output, outputBias };
 }
 
-function logLoss(samples: Sample[], weights: readonly number[]): number {
+export function logLoss(samples: Sample[], calibrator?: Calibrator): number {
   let loss = 0;
   for (const s of samples) {
-    const p = Math.min(1 - 1e-9, Math.max(1e-9, confidenceOf(s.x, weights)));
+    const p = Math.min(1 - 1e-9, Math.max(1e-9, confidenceOf(s.x, calibrator)));
     loss -= s.y ? Math.log(p) : Math.log(1 - p);
   }
   return loss / samples.length;
 }
 
 /** Predicted against observed, by bins of predicted confidence. */
-function reliability(samples: Sample[], weights: readonly number[]): string {
+function reliability(samples: Sample[], calibrator: Calibrator): string {
   const bins = [0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 1.01];
   const rows: string[] = [];
   for (let b = 0; b + 1 < bins.length; b++) {
-    const inBin = samples.filter((s) => {
-      const p = confidenceOf(s.x, weights);
-      return p >= bins[b]! && p < bins[b + 1]!;
-    });
-    if (inBin.length === 0) continue;
-    const observed = inBin.reduce((sum, s) => sum + s.y, 0) / inBin.length;
-    const predicted = inBin.reduce((sum, s) => sum + confidenceOf(s.x, weights), 0) / inBin.length;
-    rows.push(`    [${bins[b]}, ${Math.min(1, bins[b + 1]!)}): ${inBin.length} steps, predicted ${predicted.toFixed(3)}, observed ${observed.toFixed(3)}`);
+    let count = 0;
+    let observed = 0;
+    let predicted = 0;
+    for (const s of samples) {
+      const p = confidenceOf(s.x, calibrator);
+      if (p < bins[b]! || p >= bins[b + 1]!) continue;
+      count++;
+      observed += s.y;
+      predicted += p;
+    }
+    if (count > 0) rows.push(`    [${bins[b]}, ${Math.min(1, bins[b + 1]!)}): ${count} steps, predicted ${(predicted / count).toFixed(3)}, observed ${(observed / count).toFixed(3)}`);
   }
   return rows.join('\n');
+}
+
+const round = (values: readonly number[]) => `[${values.map((v) => Number(v.toPrecision(5))).join(', ')}]`;
+
+function weightsSource(calibrator: Calibrator, steps: number): string {
+  return [
+    '// Generated by bench/completion/support-calibration.ts --write: the calibration network',
+    `// fitted on ${steps} traced steps of the quality benchmark's training split. Do not edit.`,
+    `// Features (in order): ${FEATURE_NAMES.join(', ')}.`,
+    "import type { Calibrator } from './calibration.ts';",
+    '',
+    'export const FITTED: Calibrator = {',
+    `  mean: ${round(calibrator.mean)},`,
+    `  scale: ${round(calibrator.scale)},`,
+    '  hidden: [',
+    ...calibrator.hidden.map((row) => `    ${round(row)},`),
+    '  ],',
+    `  hiddenBias: ${round(calibrator.hiddenBias)},`,
+    `  output: ${round(calibrator.output)},`,
+    `  outputBias: ${Number(calibrator.outputBias.toPrecision(5))},`,
+    '};',
+    '',
+  ].join('\n');
 }
 
 function main(): void {
@@ -101,13 +154,14 @@ function main(): void {
   model.indexPending();
   const train = collect(model, corpus.train, (p) => p);
   console.log(`calibration: ${train.length} steps from ${corpus.train.length} training files (each against the others)`);
-  const weights = fit(train);
-  console.log(`  log loss: current ${logLoss(train, CALIBRATION).toFixed(4)}, fitted ${logLoss(train, weights).toFixed(4)}`);
-  console.log('  reliability of the fitted weights on the training steps:\n' + reliability(train, weights));
-  console.log('  weights:');
-  FEATURE_NAMES.forEach((name, j) => console.log(`    ${name.padEnd(20)} ${weights[j]!.toFixed(4)}`));
-  console.log(`\nexport const CALIBRATION: readonly number[] = [${weights.map((w) => Number(w.toFixed(4))).join(', ')}];`);
+  const calibrator = fitNetwork(train);
+  console.log(`  log loss on the training steps: fitted ${logLoss(train, calibrator).toFixed(4)}`);
+  console.log('  reliability of the fit on the training steps:\n' + reliability(train, calibrator));
+  if (process.argv.includes('--write')) {
+    fs.writeFileSync(WEIGHTS_FILE, weightsSource(calibrator, train.length));
+    console.log(`  written to ${WEIGHTS_FILE}`);
+  }
 }
 
-// Run as a script (the experiments import collect and fit).
+// Run as a script (the experiments import collect and fitNetwork).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

@@ -38,7 +38,7 @@ describe('hosted builtin model and its corpus', () => {
     const withContext = await complete({ language: 'typescript', prefix: secret.repeat(2) + 'const vaultToken = ', suffix: '', filePath: 'mine.ts' });
     assert.match(withContext, /^unsealVault/);
     // ...and is not learned for anyone else.
-    assert.equal(await complete({ language: 'typescript', prefix: 'const vaultToken = ', suffix: '', filePath: 'theirs.ts' }), '');
+    assert.doesNotMatch(await complete({ language: 'typescript', prefix: 'const vaultToken = ', suffix: '', filePath: 'theirs.ts' }), /unsealVault/);
   });
 
   it('refuses a corpus folder that does not exist', async (t) => {

@@ -1,12 +1,29 @@
 // Calibration: how likely the leading candidate is the right next token, from the shape of
 // the evidence (how much of the weight it holds, how many occurrences and how long their
-// matches, whether the current file agrees, what kind of token it is, how deep into the
-// suggestion). A logistic model; its weights are fitted by bench/completion/support-calibration.ts
-// on the training split of the quality benchmark (each training file completed against the
-// others), so "0.9" means right nine times in ten on code the model had not seen.
+// matches, whether the current file agrees and how near, what kind of token it is, where in
+// the line and how deep into the suggestion). A small neural network (one hidden layer of
+// rectifiers, then a logistic output): the features interact (a high share means little with
+// two occurrences, much with forty). Its weights are fitted by
+// bench/completion/support-calibration.ts on the training split of the quality benchmark (each
+// training file completed against the others), so "0.9" means right nine times in ten on code
+// the model had not seen.
 
+import { FITTED } from './calibration-weights.ts';
 import type { Evidence } from './evidence.ts';
 import { END } from './evidence.ts';
+
+/** A fitted calibration network. */
+export interface Calibrator {
+  /** Per feature: subtracted, then divided by (standardization). */
+  mean: readonly number[];
+  scale: readonly number[];
+  /** hidden[k][j]: weight of feature j in hidden unit k; then the unit's bias. */
+  hidden: readonly (readonly number[])[];
+  hiddenBias: readonly number[];
+  /** Weights of the hidden units in the output, and its bias. */
+  output: readonly number[];
+  outputBias: number;
+}
 
 export const FEATURE_NAMES = [
   'bias',
@@ -26,21 +43,43 @@ export const FEATURE_NAMES = [
   'is punctuation',
   'first step',
   'log depth',
+  'near-longest share',
+  'log near-longest count',
+  'log match beyond line',
+  'log line tokens',
+  'open brackets',
+  'is string',
+  'is closer',
+  'is dot',
+  'log nearest in file',
+  'nearest is top',
 ] as const;
 
-/** Fitted weights, one per feature (see the header). */
-export const CALIBRATION: readonly number[] = [-4.284, 0.7267, 1.4924, 0.1539, -0.0441, 2.2371, -1.7495, -0.197, 0.1997, 1.5973, 1.96, 0.1786, 0.0173, 0.4346, 0.3208, -0.4229, -0.0427];
+/** Where the cursor is in its line: what calibration needs of the context. */
+export interface LineState {
+  /** Tokens from the start of the line to the cursor (the suggestion so far included). */
+  tokens: number;
+  /** Brackets opened in the line and not closed yet. */
+  open: number;
+}
 
-export function features(evidence: Evidence, topText: string, depth: number): number[] {
+export function features(evidence: Evidence, topText: string, depth: number, line: LineState): number[] {
   const [top, second] = evidence.candidates;
   if (!top) return [];
   const total = evidence.total || 1;
   let otherMatch = 0;
-  for (let i = 1; i < evidence.candidates.length; i++) otherMatch = Math.max(otherMatch, evidence.candidates[i]!.maxMatch);
+  let nearestOther = Infinity;
+  for (let i = 1; i < evidence.candidates.length; i++) {
+    const candidate = evidence.candidates[i]!;
+    otherMatch = Math.max(otherMatch, candidate.maxMatch);
+    nearestOther = Math.min(nearestOther, candidate.nearest);
+  }
   const projectTotal = evidence.total - evidence.fileWeight;
   const projectTop = top.weight - top.fileWeight;
   const core = topText.trimStart();
-  const isWord = top.id !== END && /^[\w$]/.test(core);
+  const isEnd = top.id === END;
+  const isWord = !isEnd && /^[\w$]/.test(core);
+  const isString = !isEnd && /^["'`]/.test(core);
   return [
     1,
     top.weight / total,
@@ -54,17 +93,34 @@ export function features(evidence: Evidence, topText: string, depth: number): nu
     evidence.fileWeight > 0 ? top.fileWeight / evidence.fileWeight : 0,
     projectTotal > 0 ? projectTop / projectTotal : 0,
     Math.log1p(evidence.candidates.length),
-    top.id === END ? 1 : 0,
+    isEnd ? 1 : 0,
     isWord ? 1 : 0,
-    top.id !== END && !isWord && !/^["'`]/.test(core) ? 1 : 0,
+    !isEnd && !isWord && !isString ? 1 : 0,
     depth === 0 ? 1 : 0,
     Math.log1p(depth),
+    evidence.nearMax > 0 ? evidence.nearMaxTop / evidence.nearMax : 0,
+    Math.log1p(evidence.nearMax),
+    Math.log1p(Math.max(0, top.maxMatch - line.tokens)),
+    Math.log1p(line.tokens),
+    Math.min(line.open, 4),
+    isString ? 1 : 0,
+    /^[)\]}]/.test(core) ? 1 : 0,
+    core === '.' || core === '?.' ? 1 : 0,
+    top.nearest === Infinity ? 0 : Math.log1p(top.nearest) / 10,
+    top.nearest < nearestOther ? 1 : 0,
   ];
 }
 
-export function confidenceOf(x: number[], weights: readonly number[] = CALIBRATION): number {
+/** The probability that the leading candidate is right, given its features. */
+export function confidenceOf(x: number[], calibrator: Calibrator = FITTED): number {
   if (x.length === 0) return 0;
-  let z = 0;
-  for (let i = 0; i < x.length; i++) z += x[i]! * (weights[i] ?? 0);
+  const { mean, scale, hidden, hiddenBias, output } = calibrator;
+  let z = calibrator.outputBias;
+  for (let k = 0; k < hidden.length; k++) {
+    const row = hidden[k]!;
+    let a = hiddenBias[k]!;
+    for (let j = 0; j < x.length; j++) a += row[j]! * ((x[j]! - mean[j]!) / scale[j]!);
+    if (a > 0) z += output[k]! * a;
+  }
   return 1 / (1 + Math.exp(-z));
 }

@@ -16,6 +16,9 @@ export interface Source {
   weight: number;
   /** Whether it is the current file (calibration tells its votes apart). */
   inFile: boolean;
+  /** How far an occurrence is from the cursor: from the end of the stream (the text before
+   * the cursor), from its start (the text after), or not measured (the project). */
+  distance?: 'fromEnd' | 'fromStart';
   /** Positions in [skipFrom, skipTo) do not count (the project's copy of the current file). */
   skipFrom?: number;
   skipTo?: number;
@@ -30,6 +33,8 @@ export interface Candidate {
   maxMatch: number;
   fileCount: number;
   fileWeight: number;
+  /** Tokens between the cursor and the nearest occurrence in the file (Infinity: none). */
+  nearest: number;
 }
 
 export interface Evidence {
@@ -39,20 +44,32 @@ export interface Evidence {
   count: number;
   fileWeight: number;
   fileCount: number;
+  /** The longest match of any occurrence. */
+  maxMatch: number;
+  /** Occurrences whose match is within one of the longest, and those of them for the leader. */
+  nearMax: number;
+  nearMaxTop: number;
 }
 
 export interface GatherSettings {
   matchPower: number;
+  /** Occurrences near the cursor weigh up to (1 + recencyBoost) times more, fading over
+   * recencyScale tokens: code repeats most right where it is being written. */
+  recencyBoost: number;
+  recencyScale: number;
   /** Occurrences after which shorter contexts are not looked up. */
   enough: number;
 }
 
 const found: Occurrence[] = [];
+/** (candidate id, match) of every counted occurrence, for the near-longest statistics. */
+const votes: number[] = [];
 
 /** Tallies the followers of the tail of `context`; `accept` filters candidate tokens. */
 export function gatherEvidence(context: number[], sources: Source[], settings: GatherSettings, accept?: (id: number) => boolean): Evidence {
   const byId = new Map<number, Candidate>();
-  const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0 };
+  const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0, maxMatch: 0, nearMax: 0, nearMaxTop: 0 };
+  votes.length = 0;
   for (const source of sources) {
     found.length = 0;
     source.index.occurrences(context, context.length, found, {
@@ -66,14 +83,21 @@ export function gatherEvidence(context: number[], sources: Source[], settings: G
       let id = tokens[o.pos]!;
       if (id === LINE_BREAK || id === BOUNDARY || id === DEAD) id = END;
       if (accept && !accept(id)) continue;
-      const weight = source.weight * Math.pow(o.match, settings.matchPower);
+      let weight = source.weight * Math.pow(o.match, settings.matchPower);
       let candidate = byId.get(id);
-      if (!candidate) byId.set(id, (candidate = { id, weight: 0, count: 0, maxMatch: 0, fileCount: 0, fileWeight: 0 }));
+      if (!candidate) byId.set(id, (candidate = { id, weight: 0, count: 0, maxMatch: 0, fileCount: 0, fileWeight: 0, nearest: Infinity }));
+      if (source.distance) {
+        const distance = source.distance === 'fromEnd' ? source.index.length - o.pos : o.pos;
+        if (distance < candidate.nearest) candidate.nearest = distance;
+        if (settings.recencyBoost > 0) weight *= 1 + settings.recencyBoost * Math.exp(-distance / settings.recencyScale);
+      }
       candidate.weight += weight;
       candidate.count++;
       if (o.match > candidate.maxMatch) candidate.maxMatch = o.match;
       evidence.total += weight;
       evidence.count++;
+      votes.push(id, o.match);
+      if (o.match > evidence.maxMatch) evidence.maxMatch = o.match;
       if (source.inFile) {
         candidate.fileCount++;
         candidate.fileWeight += weight;
@@ -83,5 +107,11 @@ export function gatherEvidence(context: number[], sources: Source[], settings: G
     }
   }
   evidence.candidates = [...byId.values()].sort((a, b) => b.weight - a.weight);
+  const top = evidence.candidates[0];
+  for (let i = 0; i < votes.length; i += 2) {
+    if (votes[i + 1]! < evidence.maxMatch - 1) continue;
+    evidence.nearMax++;
+    if (votes[i] === top?.id) evidence.nearMaxTop++;
+  }
   return evidence;
 }

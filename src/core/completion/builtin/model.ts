@@ -27,6 +27,8 @@ export interface SuggestInput {
   stop?: (text: string) => number | undefined;
   /** Overrides of the decoder settings for this call (benchmarks, experiments). */
   settings?: Partial<DecoderSettings>;
+  /** Told of each token taken and its confidence (diagnostics). */
+  onStep?: (piece: string, confidence: number) => void;
 }
 
 export interface Suggestion {
@@ -100,8 +102,8 @@ export class BuiltinModel {
     const settings = input.settings ? { ...this.settings, ...input.settings } : this.settings;
     const own = input.filePath === undefined ? undefined : this.project.segment(input.filePath);
     const sources: Source[] = [
-      { index: file.before, weight: settings.fileWeight, inFile: true, walk: settings.fileWalk },
-      { index: file.after, weight: settings.fileWeight, inFile: true, walk: settings.fileWalk },
+      { index: file.before, weight: settings.fileWeight, inFile: true, distance: 'fromEnd', walk: settings.fileWalk },
+      { index: file.after, weight: settings.fileWeight, inFile: true, distance: 'fromStart', walk: settings.fileWalk },
       // The project's copy of this file would echo the text around the cursor: left out.
       { index: this.project.index, weight: 1, inFile: false, skipFrom: own?.start, skipTo: own?.end, walk: settings.projectWalk },
     ];
@@ -114,6 +116,7 @@ export class BuiltinModel {
       maxTokens: input.maxTokens ?? DEFAULT_MAX_TOKENS,
       stop: input.stop,
       settings,
+      onStep: input.onStep,
     };
     return { decodeInput, file };
   }

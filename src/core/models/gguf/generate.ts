@@ -54,15 +54,16 @@ export async function generate(model: LlamaModel, sequence: LlamaContextSequence
     counters.promptTokensEvaluated += last.length;
 
     const generated: Token[] = [];
+    const decode = detokenizer(model, request.precedingTokens);
     let text = '';
     let kept: number | undefined;
     // temperature 0: greedy. The iterator ends by itself on an end-of-generation token (EOS, EOT).
     for await (const token of sequence.evaluate(last, { temperature: 0 })) {
       // Another control token (an infill marker, a file separator) ends the middle too.
-      if (model.getTokenAttributes(token).control) break;
+      if (isControl(model, token)) break;
       generated.push(token);
       counters.generatedTokens++;
-      text = model.detokenize(generated, false, request.precedingTokens);
+      text = decode(generated);
       if (!UNFINISHED.test(text)) {
         kept = request.stop(text);
         if (kept !== undefined) break;
@@ -79,6 +80,31 @@ export async function generate(model: LlamaModel, sequence: LlamaContextSequence
     await sequence.clearHistory().catch(() => sequence.dispose());
     throw new LoomError('model_failed', `The GGUF model failed while generating: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Text of the generated tokens as they read after the tokens before the cursor (a tokenizer
+ * may drop the leading space of a text's first token, or glue bytes to the ones before): what
+ * node-llama-cpp's `detokenize(tokens, false, lastTokens)` gives, with the preceding tokens'
+ * own text computed once per request instead of once per token.
+ */
+function detokenizer(model: LlamaModel, preceding: Token[]): (generated: Token[]) => string {
+  const head = preceding.length === 0 ? '' : model.detokenize(preceding, false);
+  if (head === '') return (generated) => model.detokenize(generated, false);
+  return (generated) => {
+    const text = model.detokenize([...preceding, ...generated], false);
+    return text.startsWith(head) ? text.slice(head.length) : model.detokenize(generated, false);
+  };
+}
+
+const controlTokens = new WeakMap<LlamaModel, Map<Token, boolean>>();
+
+function isControl(model: LlamaModel, token: Token): boolean {
+  let known = controlTokens.get(model);
+  if (!known) controlTokens.set(model, (known = new Map()));
+  let control = known.get(token);
+  if (control === undefined) known.set(token, (control = model.getTokenAttributes(token).control));
+  return control;
 }
 
 /**

@@ -41,6 +41,21 @@ export interface Runtime {
 const GGUF_MAGIC = 'GGUF';
 const CONFIG_HINT = 'Set gguf.model (LOOM_GGUF_MODEL) to a .gguf file, or install a catalog model with `loom models pull <name>`.';
 
+/**
+ * Holds the event loop open until `work` settles. node-llama-cpp's dispose (and some of its
+ * native callbacks) do not: a script whose last task is to close the provider would exit
+ * midway, with the code after `await close()` never run.
+ */
+export function keepingAlive<T>(work: Promise<T>): Promise<T> {
+  const timer = setInterval(() => undefined, 60_000);
+  return work.finally(() => clearInterval(timer));
+}
+
+/** Disposes in the background: a failure is reported at once, not after the cleanup. */
+function disposeLater(resource: { dispose(): Promise<void> } | undefined): void {
+  if (resource) void keepingAlive(resource.dispose()).catch(() => undefined);
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error);
 }
@@ -131,7 +146,7 @@ async function getRuntimeLlama(module: NodeLlamaCpp, options: LoadOptions, error
   // node-llama-cpp falls back to the CPU when the asked-for backend is not there (metal off a
   // Mac): refuse, so that a configured GPU never silently becomes a slow CPU.
   if (gpu !== 'auto' && llama.gpu !== gpu) {
-    await llama.dispose().catch(() => undefined);
+    disposeLater(llama);
     throw new LoomError(
       'model_unavailable',
       `Cannot run the GGUF model ${options.file}: gpu "${options.gpu}" is not available on this machine (llama.cpp would run on ${llama.gpu === false ? 'the CPU' : llama.gpu}).`,
@@ -159,13 +174,17 @@ async function createContext(model: LlamaModel, options: LoadOptions, contextSiz
 }
 
 /** Loads the model and its context; disposes whatever was created when a later step fails. */
-export async function loadRuntime(options: LoadOptions): Promise<Runtime> {
+export function loadRuntime(options: LoadOptions): Promise<Runtime> {
+  return keepingAlive(load(options));
+}
+
+async function load(options: LoadOptions): Promise<Runtime> {
   await checkGgufFile(options.file);
   const module = await importRuntime(options);
   const errors = new RecentErrors();
   const llama = await getRuntimeLlama(module, options, errors);
-  let model: LlamaModel | undefined;
   try {
+    let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath: options.file });
     } catch (error) {
@@ -203,15 +222,19 @@ export async function loadRuntime(options: LoadOptions): Promise<Runtime> {
       threads,
     };
   } catch (error) {
-    await model?.dispose().catch(() => undefined);
-    await llama.dispose().catch(() => undefined);
+    // Disposing the llama.cpp instance disposes its model too.
+    disposeLater(llama);
     throw error;
   }
 }
 
 /** Disposes the context, then the model, then llama.cpp. */
-export async function disposeRuntime(runtime: Runtime): Promise<void> {
-  await runtime.context.dispose().catch(() => undefined);
-  await runtime.model.dispose().catch(() => undefined);
-  await runtime.llama.dispose().catch(() => undefined);
+export function disposeRuntime(runtime: Runtime): Promise<void> {
+  return keepingAlive(
+    (async () => {
+      await runtime.context.dispose().catch(() => undefined);
+      await runtime.model.dispose().catch(() => undefined);
+      await runtime.llama.dispose().catch(() => undefined);
+    })(),
+  );
 }
