@@ -68,7 +68,7 @@ function main(): void {
       const suggestion = model.suggest(request);
       builtinMs += nowMs() - t;
       score(fileScores, position, suggestion.text);
-      const top = model.suggest({ ...request, maxTokens: 1, settings: { threshold: 0, stepThreshold: 0, pendingDefault: 1 } });
+      const top = model.suggest({ ...request, maxTokens: 1, settings: { threshold: 0, stepThreshold: 0, pendingDefault: 1, wrongCost: 0 } });
       scoreNextToken(fileScores, expected, top.text);
 
       t = nowMs();

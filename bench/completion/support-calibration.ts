@@ -20,14 +20,22 @@ export interface Sample {
   y: number;
 }
 
+/** One training file in this many is traced with no project (see collect). */
+const FILE_ONLY_EVERY = 4;
+
 const WEIGHTS_FILE = fileURLToPath(new URL('../../src/core/completion/builtin/calibration-weights.ts', import.meta.url));
 
-/** The traced steps of every cursor of `files`, each file completed as `pathOf(file)`. */
-export function collect(model: BuiltinModel, files: CorpusFile[], pathOf: (p: string) => string): Sample[] {
+/**
+ * The traced steps of every cursor of `files`, each file completed as `pathOf(file)`. One file
+ * in `fileOnlyEvery` is completed with the project left out, as a hosted request for a file
+ * the server never saw, so that calibration knows what the file's evidence alone is worth.
+ */
+export function collect(model: BuiltinModel, files: CorpusFile[], pathOf: (p: string) => string, fileOnlyEvery = 0): Sample[] {
   const samples: Sample[] = [];
-  for (const file of files) {
+  for (const [i, file] of files.entries()) {
+    const settings = fileOnlyEvery > 0 && i % fileOnlyEvery === fileOnlyEvery - 1 ? { projectWalk: 0 } : undefined;
     for (const position of positions(file.text)) {
-      const steps = model.trace({ prefix: position.prefix, suffix: position.suffix, filePath: pathOf(file.path) }, position.truth);
+      const steps = model.trace({ prefix: position.prefix, suffix: position.suffix, filePath: pathOf(file.path), settings }, position.truth);
       for (const step of steps) samples.push({ x: step.features, y: step.right ? 1 : 0 });
     }
   }
@@ -46,7 +54,7 @@ function seeded(seed: number): () => number {
 
 /** A one-hidden-layer network fitted by plain SGD on the log loss, learning rate decaying. */
 export function fitNetwork(samples: Sample[], options: { hidden?: number; epochs?: number; rate?: number } = {}): Calibrator {
-  const hiddenUnits = options.hidden ?? 16;
+  const hiddenUnits = options.hidden ?? 32;
   const epochs = options.epochs ?? 24;
   const d = samples[0]!.x.length;
   const random = seeded(7);
@@ -54,7 +62,11 @@ export function fitNetwork(samples: Sample[], options: { hidden?: number; epochs
   const scale = new Array<number>(d).fill(0);
   for (const s of samples) for (let j = 0; j < d; j++) mean[j]! += s.x[j]! / samples.length;
   for (const s of samples) for (let j = 0; j < d; j++) scale[j]! += (s.x[j]! - mean[j]!) ** 2 / samples.length;
-  for (let j = 0; j < d; j++) scale[j] = Math.sqrt(scale[j]!) || 1;
+  for (let j = 0; j < d; j++) {
+    // A constant feature (the bias) is left as it is: its "standardized" value is noise.
+    if (scale[j]! < 1e-12) [mean[j], scale[j]] = [0, 1];
+    else scale[j] = Math.sqrt(scale[j]!);
+  }
   const xs = samples.map((s) => s.x.map((v, j) => (v - mean[j]!) / scale[j]!));
   const hidden = Array.from({ length: hiddenUnits }, () => Array.from({ length: d }, () => (random() - 0.5) * 0.3));
   const hiddenBias = new Array<number>(hiddenUnits).fill(0);
@@ -152,8 +164,11 @@ function main(): void {
   const model = new BuiltinModel({ settings });
   for (const file of corpus.train) model.updateFile(file.path, file.text);
   model.indexPending();
-  const train = collect(model, corpus.train, (p) => p);
-  console.log(`calibration: ${train.length} steps from ${corpus.train.length} training files (each against the others)`);
+  const train = collect(model, corpus.train, (p) => p, FILE_ONLY_EVERY);
+  console.log(
+    `calibration: ${train.length} steps from ${corpus.train.length} training files (each against the others; ` +
+      `one in ${FILE_ONLY_EVERY} with no project)`,
+  );
   const calibrator = fitNetwork(train);
   console.log(`  log loss on the training steps: fitted ${logLoss(train, calibrator).toFixed(4)}`);
   console.log('  reliability of the fit on the training steps:\n' + reliability(train, calibrator));

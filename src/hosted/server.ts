@@ -23,6 +23,8 @@ export interface RunningHosted {
   /** The base URL in its links (LOOM_PUBLIC_URL, or derived from where it listens). */
   publicUrl: string;
   store: Store;
+  /** Settles when the builtin model has learned the corpus (LOOM_CORPUS_DIR), at once without one. */
+  corpusLearned: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,9 +44,13 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     const training = new AbortController();
     resources.push({ close: async () => training.abort() });
     let reportTrainingFailure = (_error: Error) => {};
+    let corpusLearned = Promise.resolve();
     if (config.corpusDir) {
       if (!fs.statSync(config.corpusDir, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(`The corpus folder ${config.corpusDir} (LOOM_CORPUS_DIR) is not a folder.`);
-      trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).catch((error: Error) => reportTrainingFailure(error));
+      corpusLearned = trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).then(
+        () => undefined,
+        (error: Error) => reportTrainingFailure(error),
+      );
     }
     const completion = createCompletionEngine(
       { builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir },
@@ -83,6 +89,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
       publicUrl: urls.publicUrl,
       store,
+      corpusLearned,
       close: closeAll,
     };
   } catch (error) {

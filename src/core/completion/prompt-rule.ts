@@ -2,7 +2,8 @@
 // to continue") and a context ("the file content"); the rule, in order:
 // 1. `mode: "instruct"` — the prompt is an instruction, the context the file it is about.
 // 2. `mode: "continue"` or `auto` with the prompt found in the context — the cursor is right
-//    after the prompt's last occurrence: the prefix is the context up to there, the suffix the
+//    after an occurrence of the prompt: the last one that ends a line (a user types at the end
+//    of the line), else the last one. The prefix is the context up to there, the suffix the
 //    rest (so a client may send the whole file and the line being typed).
 // 3. `auto`, not found, a chat-capable model, and the prompt reads as prose (see below) — an
 //    instruction.
@@ -19,13 +20,21 @@ export interface Cursor {
 export function cursorFromPrompt(input: { prompt: string; context: string; mode: PromptMode; chat: boolean }): Cursor {
   const { prompt, context } = input;
   if (input.mode === 'instruct') return { prefix: prompt, suffix: context, mode: 'instruct' };
-  const at = prompt === '' ? -1 : context.lastIndexOf(prompt);
-  if (at !== -1) {
-    const end = at + prompt.length;
-    return { prefix: context.slice(0, end), suffix: context.slice(end), mode: 'fim' };
-  }
+  const end = prompt === '' ? -1 : cursorAfter(prompt, context);
+  if (end !== -1) return { prefix: context.slice(0, end), suffix: context.slice(end), mode: 'fim' };
   if (input.mode === 'auto' && input.chat && readsAsInstruction(prompt)) return { prefix: prompt, suffix: context, mode: 'instruct' };
   return { prefix: context + prompt, suffix: '', mode: 'fim' };
+}
+
+/** End of the last occurrence of `prompt` that ends a line, else of the last one; -1 when none. */
+function cursorAfter(prompt: string, context: string): number {
+  let last = -1;
+  for (let at = context.lastIndexOf(prompt); at !== -1; at = at === 0 ? -1 : context.lastIndexOf(prompt, at - 1)) {
+    const end = at + prompt.length;
+    if (last === -1) last = end;
+    if (end === context.length || context[end] === '\n' || context[end] === '\r') return end;
+  }
+  return last;
 }
 
 const CODE_WORDS = new Set(

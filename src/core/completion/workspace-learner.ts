@@ -25,6 +25,8 @@ export class WorkspaceLearner {
   private readonly controller = new AbortController();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly watchers = new Map<string, fs.FSWatcher>();
+  /** Files the editor holds: their live text is the truth, not the disk (unsaved edits). */
+  private readonly inEditor = new Set<string>();
   /** Resolves when the first training pass is over (tests and `loom complete` wait for it). */
   ready: Promise<void> = Promise.resolve();
 
@@ -44,6 +46,7 @@ export class WorkspaceLearner {
 
   /** An editor document changed: learn its live text (read once the typing pauses). */
   documentChanged(relativePath: string, text: () => string): void {
+    this.inEditor.add(relativePath);
     this.later(relativePath, () => this.model.updateFile(relativePath, text()));
   }
 
@@ -95,7 +98,8 @@ export class WorkspaceLearner {
 
   private onDiskChange(absolute: string): void {
     const relative = path.relative(this.root, absolute).split(path.sep).join('/');
-    if (relative.startsWith('..')) return;
+    // An open document reloads from disk itself when it has no unsaved edits, and tells us.
+    if (relative.startsWith('..') || this.inEditor.has(relative)) return;
     this.later(relative, () => {
       const stat = fs.statSync(absolute, { throwIfNoEntry: false });
       if (!stat) {

@@ -19,7 +19,7 @@ import type { Token } from 'node-llama-cpp';
 import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
 import { LoomError } from '../errors.ts';
 import { generate, type GenerationCounters } from './gguf/generate.ts';
-import { disposeRuntime, loadRuntime, type GgufGpu, type NodeLlamaCpp, type Runtime } from './gguf/load.ts';
+import { disposeRuntime, listenToLlamaLogs, loadRuntime, type GgufGpu, type NodeLlamaCpp, type Runtime } from './gguf/load.ts';
 import { buildPrompt, promptBudget, type FimLayout } from './gguf/prompt.ts';
 import { SequencePool } from './gguf/sequences.ts';
 
@@ -42,7 +42,10 @@ export interface GgufProviderOptions {
   sequences?: number;
   /** Infill prompt layout; `auto` (default) picks psm for models trained on it alone, spm otherwise. */
   fimLayout?: FimLayout | 'auto';
-  /** llama.cpp's warnings and errors (they are dropped otherwise). */
+  /**
+   * llama.cpp's warnings and errors once the model is loaded (they are dropped otherwise).
+   * llama.cpp logs process-wide: this hears those of every gguf provider of the process.
+   */
   onLog?: (level: string, message: string) => void;
   /** @internal Replaces `import('node-llama-cpp')` (tests of a missing runtime). */
   importRuntime?: () => Promise<NodeLlamaCpp>;
@@ -63,6 +66,7 @@ export interface GgufStats extends GenerationCounters {
 interface Loaded {
   runtime: Runtime;
   pool: SequencePool<ReturnType<Runtime['context']['getSequence']>>;
+  stopLogging: () => void;
 }
 
 /** Tokens before the cursor given to the detokenizer with the generated ones (leading spaces). */
@@ -161,12 +165,17 @@ export class GgufProvider implements CompletionProvider {
     };
   }
 
-  /** Stops the requests under way (they reject with `model_unavailable`), then frees the model. */
+  /**
+   * Stops the requests under way (they reject with `model_unavailable`), then frees the
+   * context and the model. The llama.cpp runtime is shared by the process and stays (see
+   * gguf/load.ts).
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed.abort(new LoomError('model_unavailable', `The GGUF model ${this.name} was closed.`));
       const loaded = await this.loading?.catch(() => undefined);
       if (!loaded) return;
+      loaded.stopLogging();
       await loaded.pool.dispose();
       await disposeRuntime(loaded.runtime);
       this.loaded = undefined;
@@ -185,7 +194,6 @@ export class GgufProvider implements CompletionProvider {
       threads,
       sequences,
       fimLayout,
-      onLog,
       importRuntime: this.options.importRuntime ?? (() => import('node-llama-cpp')),
     }).then(
       async (runtime) => {
@@ -193,7 +201,11 @@ export class GgufProvider implements CompletionProvider {
           await disposeRuntime(runtime);
           throw new LoomError('model_unavailable', `The GGUF model ${this.name} was closed.`);
         }
-        this.loaded = { runtime, pool: new SequencePool(runtime.sequences, () => runtime.context.getSequence()) };
+        this.loaded = {
+          runtime,
+          pool: new SequencePool(runtime.sequences, () => runtime.context.getSequence()),
+          stopLogging: onLog ? listenToLlamaLogs(onLog) : () => undefined,
+        };
         return this.loaded;
       },
       (error: unknown) => {

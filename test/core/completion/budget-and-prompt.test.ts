@@ -23,6 +23,12 @@ describe('prompt and context (local /api/ai/complete)', () => {
     });
   });
 
+  it('prefers an occurrence of the prompt that ends a line: where the user is typing', () => {
+    const file = '  const a = 1;\n  const\n  const b = 2;\n';
+    const cursor = cursorFromPrompt({ prompt: '  const', context: file, mode: 'auto', chat: false });
+    assert.deepEqual([cursor.prefix, cursor.suffix], ['  const a = 1;\n  const', '\n  const b = 2;\n']);
+  });
+
   it('appends a prompt the context lacks, unless it is an instruction to a chat model', () => {
     assert.deepEqual(cursorFromPrompt({ prompt: 'const x = ', context, mode: 'auto', chat: true }), { prefix: context + 'const x = ', suffix: '', mode: 'fim' });
     const instruction = 'Write a function that multiplies two numbers';

@@ -53,17 +53,23 @@ export const FEATURE_NAMES = [
   'is dot',
   'log nearest in file',
   'nearest is top',
+  'previous share',
+  'log previous match',
+  'log project count',
 ] as const;
 
-/** Where the cursor is in its line: what calibration needs of the context. */
-export interface LineState {
+/** Where the decoder is: in its line, and how the suggestion's last step went. */
+export interface StepState {
   /** Tokens from the start of the line to the cursor (the suggestion so far included). */
   tokens: number;
   /** Brackets opened in the line and not closed yet. */
   open: number;
+  /** The leader's share of the weight and its longest match at the previous step (1, 0 at the first). */
+  previousShare: number;
+  previousMatch: number;
 }
 
-export function features(evidence: Evidence, topText: string, depth: number, line: LineState): number[] {
+export function features(evidence: Evidence, topText: string, depth: number, line: StepState): number[] {
   const [top, second] = evidence.candidates;
   if (!top) return [];
   const total = evidence.total || 1;
@@ -108,6 +114,9 @@ export function features(evidence: Evidence, topText: string, depth: number, lin
     core === '.' || core === '?.' ? 1 : 0,
     top.nearest === Infinity ? 0 : Math.log1p(top.nearest) / 10,
     top.nearest < nearestOther ? 1 : 0,
+    line.previousShare,
+    Math.log1p(line.previousMatch),
+    Math.log1p(evidence.count - evidence.fileCount),
   ];
 }
 

@@ -1,10 +1,12 @@
 // The suggestion decoder: greedy, token by token, up to the end of the line. At each step the
-// occurrences of the context vote on the next token (evidence.ts) and the calibrated
-// confidence of the leading candidate (calibration.ts) decides: go on while the joint
-// confidence of the whole suggestion stays above the threshold, else stop. Saying nothing is
-// the default; a suggestion needs agreeing evidence.
+// occurrences of the context vote on the next token (evidence.ts) and calibration
+// (calibration.ts) says how likely the leading candidate is right; the product of those is the
+// probability that the whole suggestion so far is right. The decoder goes on while that stays
+// above a floor, then answers with the prefix of the way that is worth the most (utility():
+// characters saved against the cost of a wrong suggestion, and a bonus for a finished line).
+// Saying nothing is worth 0, so it is the answer unless a suggestion is worth more.
 
-import { confidenceOf, features, type Calibrator, type LineState } from './calibration.ts';
+import { confidenceOf, features, type Calibrator, type StepState } from './calibration.ts';
 import { END, gatherEvidence, type Evidence, type Source } from './evidence.ts';
 import { MAX_MATCH } from './occurrence-index.ts';
 import { BOUNDARY, LINE_BREAK, type LocalVocabulary } from './vocabulary.ts';
@@ -18,9 +20,6 @@ export interface DecoderSettings {
   /** Weight of an occurrence: (match length) ^ matchPower, times fileWeight in the file. */
   matchPower: number;
   fileWeight: number;
-  /** Extra weight of occurrences near the cursor (see GatherSettings). */
-  recencyBoost: number;
-  recencyScale: number;
   /** Minimum joint confidence of the whole suggestion. */
   threshold: number;
   /** Minimum confidence of each token. */
@@ -29,6 +28,8 @@ export interface DecoderSettings {
    * length, and characters a wrong one costs. */
   acceptBonus: number;
   wrongCost: number;
+  /** What finishing the whole line is worth on top (characters). */
+  lineBonus: number;
   /** Confidence that a known token at the cursor is finished, when nothing says it goes on. */
   pendingDefault: number;
   /** Calibration network (calibration.ts); the fitted one when unset. */
@@ -39,14 +40,13 @@ export const DEFAULT_SETTINGS: DecoderSettings = {
   projectWalk: 256,
   fileWalk: 256,
   enough: 24,
-  matchPower: 2,
+  matchPower: 3,
   fileWeight: 4,
-  recencyBoost: 0,
-  recencyScale: 200,
-  threshold: 0.4,
+  threshold: 0.3,
   stepThreshold: 0.05,
   acceptBonus: 4,
-  wrongCost: 12,
+  wrongCost: 40,
+  lineBonus: 5,
   pendingDefault: 1,
 };
 
@@ -63,6 +63,8 @@ export interface DecodeInput {
   settings: DecoderSettings;
   /** Told of each token taken, with its confidence (diagnostics, policy experiments). */
   onStep?: (piece: string, confidence: number) => void;
+  /** The text after the cursor on its line: a bracket it closes is not suggested again. */
+  suffixLine?: string;
 }
 
 export interface DecodeResult {
@@ -84,7 +86,7 @@ function window(input: DecodeInput): number[] {
  * right one saves, less what a wrong one costs (reading it, dismissing it). The decoder
  * stops where this is highest, so a longer suggestion must be worth its added risk.
  */
-export function utility(chars: number, p: number, settings: DecoderSettings): number {
+export function utility(chars: number, p: number, settings: Pick<DecoderSettings, 'acceptBonus' | 'wrongCost'>): number {
   return p * (chars + settings.acceptBonus) - settings.wrongCost * (1 - p);
 }
 
@@ -97,10 +99,17 @@ export function decode(input: DecodeInput): DecodeResult {
   let confidence = 1;
   let tokens = 0;
   let filter: string | undefined;
+  // Saying nothing is worth 0: a suggestion must be worth more.
   let best = nothing;
-  const consider = () => {
+  let bestUtility = 0;
+  // `ends`: the probability that the line ends right after the text (it is then complete).
+  const consider = (ends = 0) => {
     const chars = text.trimEnd().length;
-    if (chars > 0 && utility(chars, confidence, settings) > utility(best.text.trimEnd().length, best.confidence, settings)) best = { text, tokens, confidence };
+    const worth = chars > 0 ? utility(chars, confidence, settings) + confidence * ends * settings.lineBonus : 0;
+    if (worth > bestUtility) {
+      best = { text, tokens, confidence };
+      bestUtility = worth;
+    }
   };
 
   // An unfinished word at the cursor: settle which token it is before predicting what follows.
@@ -117,16 +126,31 @@ export function decode(input: DecodeInput): DecodeResult {
 
   // Greedy to the end of the line or until the joint confidence is too low; then the best
   // place to stop on the way.
+  let previous: Evidence | undefined;
+  const brackets = new BracketBalance(input.suffixLine ?? '');
   for (let depth = 0; tokens < input.maxTokens; depth++) {
     const only = filter;
     const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only));
-    const step = stepConfidence(evidence, depth, input, context);
+    const step = confidenceOf(stepFeatures(evidence, depth, vocabulary, context, previous), settings.calibration);
+    previous = evidence;
     const top = evidence.candidates[0];
-    if (!top || top.id === END) break;
+    if (!top) break;
+    if (top.id === END) {
+      // The line ends here: the text so far is the whole rest of the line.
+      input.onStep?.('\n', step);
+      consider(step);
+      break;
+    }
     if (step < settings.stepThreshold || confidence * step < settings.threshold) break;
     let piece = vocabulary.text(top.id);
     if (filter !== undefined) piece = piece.slice(filter.length);
     filter = undefined;
+    if (brackets.closesSuffix(piece)) {
+      // The text after the cursor closes it already: the suggestion fills the gap, like a
+      // finished line.
+      consider(step);
+      break;
+    }
     const candidate = text + piece;
     tokens++;
     confidence *= step;
@@ -140,15 +164,21 @@ export function decode(input: DecodeInput): DecodeResult {
   return best;
 }
 
-function stepConfidence(evidence: Evidence, depth: number, input: DecodeInput, context: number[]): number {
+function stepFeatures(evidence: Evidence, depth: number, vocabulary: LocalVocabulary, context: number[], previous: Evidence | undefined): number[] {
   const top = evidence.candidates[0];
-  if (!top) return 0;
-  const text = top.id === END ? '' : input.vocabulary.text(top.id);
-  return confidenceOf(features(evidence, text, depth, lineState(context, input.vocabulary)), input.settings.calibration);
+  if (!top) return [];
+  const text = top.id === END ? '' : vocabulary.text(top.id);
+  const leader = previous?.candidates[0];
+  const state: StepState = {
+    ...lineState(context, vocabulary),
+    previousShare: leader ? leader.weight / previous.total : 1,
+    previousMatch: leader ? leader.maxMatch : 0,
+  };
+  return features(evidence, text, depth, state);
 }
 
 /** Tokens and open brackets from the last line break of the context window to its end. */
-function lineState(context: number[], vocabulary: LocalVocabulary): LineState {
+function lineState(context: number[], vocabulary: LocalVocabulary): { tokens: number; open: number } {
   let open = 0;
   let i = context.length - 1;
   for (; i >= 0 && context[i] !== LINE_BREAK && context[i] !== BOUNDARY; i--) {
@@ -161,20 +191,48 @@ function lineState(context: number[], vocabulary: LocalVocabulary): LineState {
 }
 
 /**
- * Which token the unfinished text at the cursor is, and how sure that is: the text as it is
- * when the project or the file knows it, unless occurrences of the context say it goes on
- * (the share of the longer tokens lowers the confidence).
+ * Which token the unfinished text at the cursor is, and how sure that is. The text as typed
+ * when the project or the file knows it, unless it never follows this context and a longer
+ * token does, again and again; an unknown text must be the start of a token that follows.
  */
 function settlePending(input: DecodeInput, context: number[]): { id: number; confidence: number } | undefined {
   const { pending, vocabulary, settings } = input;
   const known = vocabulary.lookup(pending);
   const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending));
   const best = evidence.candidates[0];
-  if (!best) return known >= 0 ? { id: known, confidence: settings.pendingDefault } : undefined;
-  const knownWeight = known >= 0 ? (evidence.candidates.find((c) => c.id === known)?.weight ?? 0) : 0;
-  // The text as typed stays the favourite unless a longer token clearly beats it.
-  if (known >= 0 && knownWeight * 2 >= best.weight) return { id: known, confidence: settings.pendingDefault * Math.max(0.5, (knownWeight + 1) / (evidence.total + 1)) };
-  return { id: best.id, confidence: best.weight / (evidence.total + 1) };
+  const knownHere = known >= 0 && evidence.candidates.some((c) => c.id === known);
+  if (known >= 0 && (knownHere || !best || best.count < 3)) return { id: known, confidence: settings.pendingDefault };
+  if (!best) return undefined;
+  // Its share of the weight, discounted when few occurrences say so (one: two thirds).
+  return { id: best.id, confidence: (best.weight / evidence.total) * (best.count / (best.count + 0.5)) };
+}
+
+const OPENERS = '([{';
+const CLOSERS = ')]}';
+
+/**
+ * Bracket balance of a suggestion against the text after the cursor: a closing bracket that
+ * closes what was open before the cursor, when the rest of the line starts with that same
+ * bracket (an editor closed it already), ends the suggestion before it.
+ */
+class BracketBalance {
+  private depth = 0;
+  private readonly next: string;
+
+  constructor(suffixLine: string) {
+    this.next = suffixLine.trimStart().charAt(0);
+  }
+
+  /** Takes the piece into the balance; true if it would close a bracket the suffix closes. */
+  closesSuffix(piece: string): boolean {
+    const core = piece.trimStart();
+    if (this.depth === 0 && core !== '' && CLOSERS.includes(core.charAt(0)) && core.charAt(0) === this.next) return true;
+    for (const c of core) {
+      if (OPENERS.includes(c)) this.depth++;
+      else if (CLOSERS.includes(c)) this.depth = Math.max(0, this.depth - 1);
+    }
+    return false;
+  }
 }
 
 /** One step of a forced decode, for calibration: the features and whether the top was right. */
@@ -191,12 +249,13 @@ export interface TracedStep {
 export function traceSteps(input: DecodeInput, truth: number[]): TracedStep[] {
   const context = window(input);
   const steps: TracedStep[] = [];
+  let previous: Evidence | undefined;
   for (let depth = 0; depth < truth.length; depth++) {
     const evidence = gatherEvidence(context, input.sources, input.settings);
     const top = evidence.candidates[0];
     if (!top) break;
-    const text = top.id === END ? '' : input.vocabulary.text(top.id);
-    steps.push({ features: features(evidence, text, depth, lineState(context, input.vocabulary)), right: top.id === truth[depth] });
+    steps.push({ features: stepFeatures(evidence, depth, input.vocabulary, context, previous), right: top.id === truth[depth] });
+    previous = evidence;
     if (truth[depth] === END) break;
     context.push(truth[depth]!);
   }

@@ -53,10 +53,6 @@ export interface Evidence {
 
 export interface GatherSettings {
   matchPower: number;
-  /** Occurrences near the cursor weigh up to (1 + recencyBoost) times more, fading over
-   * recencyScale tokens: code repeats most right where it is being written. */
-  recencyBoost: number;
-  recencyScale: number;
   /** Occurrences after which shorter contexts are not looked up. */
   enough: number;
 }
@@ -83,13 +79,12 @@ export function gatherEvidence(context: number[], sources: Source[], settings: G
       let id = tokens[o.pos]!;
       if (id === LINE_BREAK || id === BOUNDARY || id === DEAD) id = END;
       if (accept && !accept(id)) continue;
-      let weight = source.weight * Math.pow(o.match, settings.matchPower);
+      const weight = source.weight * Math.pow(o.match, settings.matchPower);
       let candidate = byId.get(id);
       if (!candidate) byId.set(id, (candidate = { id, weight: 0, count: 0, maxMatch: 0, fileCount: 0, fileWeight: 0, nearest: Infinity }));
       if (source.distance) {
         const distance = source.distance === 'fromEnd' ? source.index.length - o.pos : o.pos;
         if (distance < candidate.nearest) candidate.nearest = distance;
-        if (settings.recencyBoost > 0) weight *= 1 + settings.recencyBoost * Math.exp(-distance / settings.recencyScale);
       }
       candidate.weight += weight;
       candidate.count++;

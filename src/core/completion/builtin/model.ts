@@ -5,10 +5,11 @@
 
 import { DEFAULT_SETTINGS, decode, traceSteps, type DecodeInput, type DecoderSettings, type TracedStep } from './decoder.ts';
 import { END, type Source } from './evidence.ts';
-import { lex } from './tokenizer.ts';
 import { FileContext } from './file-context.ts';
+import { MAX_MATCH } from './occurrence-index.ts';
 import { ProjectIndex } from './project-index.ts';
 import { fitToSuffix } from './suffix.ts';
+import { lex } from './tokenizer.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 export interface BuiltinModelOptions {
@@ -37,12 +38,18 @@ export interface Suggestion {
 }
 
 const DEFAULT_MAX_TOKENS = 64;
+/**
+ * Characters of recorded files a suggestion indexes before it answers (about 10 ms): after a
+ * checkout changed a thousand files, suggestions stay fast and the project catches up over the
+ * next ones.
+ */
+const FLUSH_BUDGET = 256 * 1024;
 
 export class BuiltinModel {
   readonly settings: DecoderSettings;
   private readonly vocabulary = new Vocabulary();
   private readonly project = new ProjectIndex(this.vocabulary);
-  /** Texts given by updateFile and not indexed yet (undefined: removed). */
+  /** Texts given by updateFile and not indexed yet, oldest first. */
   private readonly pendingFiles = new Map<string, string>();
   /** File caches by document path, least recently used first. */
   private readonly documents = new Map<string, FileContext>();
@@ -88,7 +95,7 @@ export class BuiltinModel {
     if (file.pending.trim() !== '') {
       const settled = truth.shift();
       if (settled === undefined || settled === END) return [];
-      const context = Array.from(file.before.tokens.subarray(Math.max(0, file.before.length - 64), file.before.length));
+      const context = Array.from(file.before.tokens.subarray(Math.max(0, file.before.length - MAX_MATCH - 1), file.before.length));
       context.push(settled);
       return traceSteps({ ...decodeInput, context, contextLength: context.length }, truth);
     }
@@ -96,7 +103,7 @@ export class BuiltinModel {
   }
 
   private prepare(input: SuggestInput): { decodeInput: DecodeInput; file: FileContext } {
-    this.flush(input.filePath);
+    this.flush(input.filePath, FLUSH_BUDGET);
     const file = this.fileContext(input.filePath);
     file.update(input.prefix, input.suffix);
     const settings = input.settings ? { ...this.settings, ...input.settings } : this.settings;
@@ -117,28 +124,36 @@ export class BuiltinModel {
       stop: input.stop,
       settings,
       onStep: input.onStep,
+      suffixLine: file.suffixLine,
     };
     return { decodeInput, file };
   }
 
+  /** Approximate bytes held and file/token counts (what updateFile recorded is indexed first). */
   stats(): { files: number; tokens: number; bytes: number } {
+    this.indexPending();
     let bytes = this.project.bytes() + this.vocabulary.bytes;
     for (const document of this.documents.values()) bytes += document.before.bytes() + document.after.bytes();
-    for (const text of this.pendingFiles.values()) bytes += text.length * 2;
-    return { files: this.project.files + [...this.pendingFiles.keys()].filter((f) => !this.project.segment(f)).length, tokens: this.project.tokens, bytes };
+    return { files: this.project.files, tokens: this.project.tokens, bytes };
   }
 
   /** Indexes every text updateFile recorded now (training does, so no suggestion waits). */
   indexPending(): void {
-    this.flush(undefined);
+    this.flush(undefined, Infinity);
   }
 
-  /** Indexes the texts that updateFile recorded, but the current document's: it is live. */
-  private flush(current: string | undefined): void {
+  /**
+   * Indexes the texts that updateFile recorded, about `budget` characters of them, but the
+   * current document's: its live text is in the file cache, and re-indexing it on every
+   * keystroke would be wasted.
+   */
+  private flush(current: string | undefined, budget: number): void {
     for (const [filePath, text] of this.pendingFiles) {
+      if (budget <= 0) break;
       if (filePath === current) continue;
       this.project.set(filePath, text);
       this.pendingFiles.delete(filePath);
+      budget -= text.length;
     }
   }
 

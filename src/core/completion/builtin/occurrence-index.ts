@@ -6,13 +6,19 @@
 // (the followers of a long context), and it appends in O(levels · K) per token.
 //
 // Memory: 4 bytes per token for the stream, 4 per token per level for the chains, and the
-// chain heads (a power of two near the stream length per level).
+// chain heads (a power of two near half the stream's capacity).
 
 /** Marks a position that no longer counts (a removed or replaced file). */
 export const DEAD = -1;
 
-/** The context lengths that have chains: short ones for counts, long ones for copies. */
-export const LEVELS: readonly number[] = [1, 2, 4, 8, 16];
+/**
+ * The context lengths that have chains: a short one for counts, long ones for copies. A match
+ * is always measured to its full length whichever chain found it, so three levels do as well
+ * as five (1, 2, 4, 8, 16) on the quality benchmark's development split, for less memory; and
+ * with no single-token level, a context whose last two tokens were never seen gets no
+ * occurrences at all, which is the right answer to give there: none.
+ */
+export const LEVELS: readonly number[] = [2, 5, 12];
 
 /** Longest match length measured (a longer match counts as this long). */
 export const MAX_MATCH = 48;
@@ -38,13 +44,15 @@ export class OccurrenceIndex {
   length = 0;
   private heads: Int32Array[];
   private prevs: Int32Array[];
-  private mask: number;
+  /** Per level: head table size - 1. */
+  private masks: number[];
+  /** Per level, during a lookup: the position its walk stopped at (Infinity: not walked). */
+  private readonly reached: number[] = LEVELS.map(() => Infinity);
 
   constructor(capacity = 1024) {
     this.tokens = new Int32Array(capacity);
-    const headSize = headSizeFor(capacity);
-    this.mask = headSize - 1;
-    this.heads = LEVELS.map(() => new Int32Array(headSize).fill(-1));
+    this.heads = LEVELS.map((k) => new Int32Array(headSizeFor(capacity, k)).fill(-1));
+    this.masks = this.heads.map((h) => h.length - 1);
     this.prevs = LEVELS.map(() => new Int32Array(capacity));
   }
 
@@ -63,7 +71,7 @@ export class OccurrenceIndex {
       for (let level = 0; level < LEVELS.length; level++) {
         const k = LEVELS[level]!;
         if (p < k) continue;
-        const slot = hashTail(this.tokens, p, k) & this.mask;
+        const slot = hashTail(this.tokens, p, k) & this.masks[level]!;
         const heads = this.heads[level]!;
         if (heads[slot] === p) heads[slot] = this.prevs[level]![p]!;
       }
@@ -78,41 +86,48 @@ export class OccurrenceIndex {
 
   /**
    * The occurrences of the tail of `context` (its last `contextLength` tokens), the longest
-   * matches first, most recent first within a level; at most `walk` chain steps per level,
+   * contexts first, most recent first within a level; at most `walk` chain steps per level,
    * and no shorter level once `enough` occurrences were found. Positions in [skipFrom,
-   * skipTo) are left out, and so are those whose follower is at or after `limit`.
+   * skipTo) are left out.
    */
   occurrences(
     context: ArrayLike<number>,
     contextLength: number,
     out: Occurrence[],
-    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number; limit?: number; minMatch?: number },
+    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number },
   ): void {
     const { walk, enough } = options;
     const skipFrom = options.skipFrom ?? 0;
     const skipTo = options.skipTo ?? 0;
-    const limit = options.limit ?? this.length;
-    const minMatch = options.minMatch ?? 1;
     const tokens = this.tokens;
-    const seen = new Set<number>();
     const found = out.length;
+    // A position a longer level's walk reached was counted there. Chains run from the most
+    // recent position down, so that walk reached exactly the positions above where it stopped.
+    const reached = this.reached;
     for (let level = LEVELS.length - 1; level >= 0; level--) {
+      reached[level] = Infinity;
       const k = LEVELS[level]!;
       if (k > contextLength) continue;
-      if (k < minMatch && LEVELS[level + 1] !== undefined && LEVELS[level + 1]! <= minMatch) break;
-      let p = this.heads[level]![hashTail(context, contextLength, k) & this.mask]!;
+      let p = this.heads[level]![hashTail(context, contextLength, k) & this.masks[level]!]!;
       const prev = this.prevs[level]!;
       for (let steps = 0; p >= 0 && steps < walk; steps++, p = prev[p]!) {
-        if (p >= limit || (p >= skipFrom && p < skipTo) || tokens[p] === DEAD || seen.has(p)) continue;
+        if ((p >= skipFrom && p < skipTo) || tokens[p] === DEAD) continue;
         let match = 0;
         const most = Math.min(MAX_MATCH, p, contextLength);
         while (match < most && tokens[p - 1 - match] === context[contextLength - 1 - match]) match++;
-        if (match < k || match < minMatch) continue; // a hash collision, or too short
-        seen.add(p);
+        if (match < k) continue; // a hash collision
+        if (this.countedAbove(level, match, p)) continue;
         out.push({ pos: p, match });
       }
+      reached[level] = p; // -1 when the whole chain was walked
       if (out.length - found >= enough) break;
     }
+  }
+
+  /** Whether a longer level's walk already counted position p (its match is long enough). */
+  private countedAbove(level: number, match: number, p: number): boolean {
+    for (let longer = level + 1; longer < LEVELS.length; longer++) if (match >= LEVELS[longer]! && p > this.reached[longer]!) return true;
+    return false;
   }
 
   /** Approximate bytes held. */
@@ -124,7 +139,7 @@ export class OccurrenceIndex {
     for (let level = 0; level < LEVELS.length; level++) {
       const k = LEVELS[level]!;
       if (p < k) break;
-      const slot = hashTail(this.tokens, p, k) & this.mask;
+      const slot = hashTail(this.tokens, p, k) & this.masks[level]!;
       const heads = this.heads[level]!;
       this.prevs[level]![p] = heads[slot]!;
       heads[slot] = p;
@@ -133,8 +148,9 @@ export class OccurrenceIndex {
 
   private reserve(needed: number): void {
     if (needed <= this.tokens.length) return;
+    // Doubling while small, a quarter more when big: at most a fifth of the memory is slack.
     let capacity = this.tokens.length;
-    while (capacity < needed) capacity *= 2;
+    while (capacity < needed) capacity = capacity < 1 << 20 ? capacity * 2 : Math.ceil(capacity * 1.25);
     const tokens = new Int32Array(capacity);
     tokens.set(this.tokens.subarray(0, this.length));
     this.tokens = tokens;
@@ -143,21 +159,24 @@ export class OccurrenceIndex {
       grown.set(old.subarray(0, this.length));
       return grown;
     });
-    const headSize = headSizeFor(capacity);
-    if (headSize !== this.mask + 1) this.rehash(headSize);
+    if (LEVELS.some((k, level) => headSizeFor(capacity, k) !== this.heads[level]!.length)) this.rehash(capacity);
   }
 
   /** Re-links every position into bigger head tables (chains keep most-recent-first order). */
-  private rehash(headSize: number): void {
-    this.mask = headSize - 1;
-    this.heads = LEVELS.map(() => new Int32Array(headSize).fill(-1));
+  private rehash(capacity: number): void {
+    this.heads = LEVELS.map((k) => new Int32Array(headSizeFor(capacity, k)).fill(-1));
+    this.masks = this.heads.map((h) => h.length - 1);
     for (let p = 0; p < this.length; p++) this.link(p);
   }
 }
 
-/** Head tables about half the capacity: chains of distinct contexts rarely share a slot. */
-function headSizeFor(capacity: number): number {
+/**
+ * Head tables about half the capacity, so that chains of distinct contexts rarely share a
+ * slot; an eighth for single tokens, whose distinct contexts are far fewer than positions.
+ */
+function headSizeFor(capacity: number, k: number): number {
+  const wanted = k === 1 ? capacity / 8 : capacity / 2;
   let size = 256;
-  while (size < capacity / 2) size *= 2;
+  while (size < wanted) size *= 2;
   return size;
 }

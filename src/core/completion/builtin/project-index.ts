@@ -1,7 +1,8 @@
 // The project-wide part of the model: every known file's tokens in one OccurrenceIndex, each
 // file one segment that starts with a BOUNDARY token. Replacing a file kills its old segment
-// and appends the new one (O(file)); the dead tokens are compacted away once they are a third
-// of the stream.
+// and appends the new one (O(file)); the dead tokens are compacted away once they outnumber
+// the live ones (a rebuild of the whole index, so rare: a file is re-indexed when a suggestion
+// for another file is asked, not on every keystroke).
 
 import { OccurrenceIndex } from './occurrence-index.ts';
 import { BOUNDARY, type Vocabulary } from './vocabulary.ts';
@@ -13,7 +14,7 @@ interface Segment {
 }
 
 export class ProjectIndex {
-  index = new OccurrenceIndex(1 << 16);
+  index = new OccurrenceIndex(1 << 12);
   private readonly segments = new Map<string, Segment>();
   private live = 0;
   private dead = 0;
@@ -52,7 +53,7 @@ export class ProjectIndex {
     this.index.kill(old.start, old.end);
     this.live -= old.end - old.start;
     this.dead += old.end - old.start;
-    if (this.dead > 4096 && this.dead * 2 > this.live) this.compact();
+    if (this.dead > 65536 && this.dead > this.live) this.compact();
   }
 
   bytes(): number {

@@ -66,7 +66,7 @@ export interface LexResult {
   tokens: string[];
   /** Offset in the text just after each token (before the following whitespace). */
   ends: number[];
-  /** For each "\n" token: true when the lexer was in plain code there (a safe restart point). */
+  /** For each token: true for a line break in plain code (where a lexer may restart). */
   safe: boolean[];
   /**
    * The unfinished end of the text, when `partial` was asked for: a word, number, string or
@@ -165,6 +165,7 @@ export function lex(text: string, options: LexOptions = {}, start = 0, into?: Le
     }
     tokens.push(text.slice(tokenStart, i));
     ends.push(i);
+    safe.push(false);
     lastKind = kind;
     lastExtensible = extensible;
     lastStart = tokenStart;
@@ -172,7 +173,6 @@ export function lex(text: string, options: LexOptions = {}, start = 0, into?: Le
 
   out.pending = '';
   if (options.partial) {
-    if (i > length) i = length;
     const trailing = endOfLastToken(out, start);
     if (trailing < length) {
       // Whitespace after the last token: the next token starts with it, unless a line starts.
@@ -181,6 +181,7 @@ export function lex(text: string, options: LexOptions = {}, start = 0, into?: Le
       out.pending = text.slice(lastStart, length);
       tokens.pop();
       ends.pop();
+      safe.pop();
     }
   }
   return out;
@@ -228,9 +229,4 @@ function operatorAt(text: string, i: number): number {
   if (!(c === 61 || c === 33 || c === 60 || c === 62 || c === 38 || c === 124 || c === 63 || c === 46 || c === 42 || c === 43 || c === 45 || c === 47 || c === 37 || c === 94 || c === 58)) return 0;
   for (const op of OPERATORS) if (text.startsWith(op, i)) return op.length;
   return 0;
-}
-
-/** Whether a token is a line break (the end of a suggestion). */
-export function isNewline(token: string): boolean {
-  return token === NEWLINE;
 }

@@ -2,6 +2,14 @@
 // context. Every failure becomes LoomError `model_unavailable` naming the file, with a hint.
 // node-llama-cpp is imported here, on first use, so Loom runs without it when no gguf model
 // is configured (and a broken install only fails the gguf provider).
+//
+// The llama.cpp runtime (node-llama-cpp's `Llama`, from `getLlama`) is one per process and
+// backend, shared by the providers and never disposed by them: the native backend it wraps is
+// process-wide anyway, sharing saves the 0.4-1 s `getLlama` takes, and disposing it is not
+// safe here. node-llama-cpp 3.22 makes `Llama.dispose()` wait for every model created on it,
+// and a model whose load failed keeps that wait pending once it has been garbage-collected,
+// so after a failed load (a truncated file) the dispose never settles. Providers dispose
+// what holds the memory, their context and model.
 import fs from 'node:fs/promises';
 import type { Llama, LlamaContext, LlamaModel, Token } from 'node-llama-cpp';
 import { LoomError } from '../../errors.ts';
@@ -11,6 +19,8 @@ export type NodeLlamaCpp = typeof import('node-llama-cpp');
 
 export type GgufGpu = 'auto' | 'off' | 'cuda' | 'vulkan' | 'metal';
 
+export type LogListener = (level: string, message: string) => void;
+
 export interface LoadOptions {
   file: string;
   gpu: GgufGpu;
@@ -19,7 +29,6 @@ export interface LoadOptions {
   threads?: number;
   sequences: number;
   fimLayout: FimLayout | 'auto';
-  onLog?: (level: string, message: string) => void;
   importRuntime: () => Promise<NodeLlamaCpp>;
 }
 
@@ -41,23 +50,48 @@ export interface Runtime {
 const GGUF_MAGIC = 'GGUF';
 const CONFIG_HINT = 'Set gguf.model (LOOM_GGUF_MODEL) to a .gguf file, or install a catalog model with `loom models pull <name>`.';
 
-/**
- * Holds the event loop open until `work` settles. node-llama-cpp's dispose (and some of its
- * native callbacks) do not: a script whose last task is to close the provider would exit
- * midway, with the code after `await close()` never run.
- */
-export function keepingAlive<T>(work: Promise<T>): Promise<T> {
-  const timer = setInterval(() => undefined, 60_000);
-  return work.finally(() => clearInterval(timer));
-}
-
-/** Disposes in the background: a failure is reported at once, not after the cleanup. */
-function disposeLater(resource: { dispose(): Promise<void> } | undefined): void {
-  if (resource) void keepingAlive(resource.dispose()).catch(() => undefined);
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error);
+}
+
+/**
+ * llama.cpp logs through one process-wide callback: every listener hears every message
+ * (the messages of all gguf providers of the process).
+ */
+const logListeners = new Set<LogListener>();
+
+/** Listens to llama.cpp's warnings and errors until the returned function is called. */
+export function listenToLlamaLogs(listener: LogListener): () => void {
+  logListeners.add(listener);
+  return () => logListeners.delete(listener);
+}
+
+const sharedLlamas = new WeakMap<NodeLlamaCpp, Map<string, Promise<Llama>>>();
+
+/** The process's llama.cpp runtime for a backend; a failed start is tried again next time. */
+function sharedLlama(module: NodeLlamaCpp, gpu: GgufGpu): Promise<Llama> {
+  let byGpu = sharedLlamas.get(module);
+  if (!byGpu) sharedLlamas.set(module, (byGpu = new Map()));
+  let llama = byGpu.get(gpu);
+  if (!llama) {
+    llama = module.getLlama({
+      gpu: gpu === 'off' ? false : gpu,
+      // Never compile llama.cpp at run time: only the prebuilt binaries that were installed.
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      // No cap of its own: each context runs the threads its provider asks for.
+      maxThreads: 0,
+      logLevel: module.LlamaLogLevel.warn,
+      logger: (level, message) => {
+        for (const listener of logListeners) listener(level, message);
+      },
+    });
+    byGpu.set(gpu, llama);
+    const started = llama;
+    started.catch(() => byGpu.get(gpu) === started && byGpu.delete(gpu));
+  }
+  return llama;
 }
 
 /** Checks that `file` exists, is readable and starts with the GGUF magic, before llama.cpp sees it. */
@@ -68,7 +102,7 @@ export async function checkGgufFile(file: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new LoomError('model_unavailable', `The GGUF model file ${file} does not exist.`, CONFIG_HINT);
-    throw new LoomError('model_unavailable', `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`, 'Check the file\'s permissions for the user Loom runs as.');
+    throw new LoomError('model_unavailable', `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`, "Check the file's permissions for the user Loom runs as.");
   }
   try {
     const magic = Buffer.alloc(4);
@@ -83,7 +117,7 @@ export async function checkGgufFile(file: string): Promise<void> {
       throw new LoomError(
         'model_unavailable',
         `${file} is not a GGUF model file (it does not start with the GGUF signature).`,
-        'Loom runs llama.cpp models in the GGUF format; convert other formats (safetensors, PyTorch .bin) with llama.cpp\'s convert_hf_to_gguf.py, or download a .gguf build of the model.',
+        "Loom runs llama.cpp models in the GGUF format; convert other formats (safetensors, PyTorch .bin) with llama.cpp's convert_hf_to_gguf.py, or download a .gguf build of the model.",
       );
     }
   } finally {
@@ -103,36 +137,10 @@ async function importRuntime(options: LoadOptions): Promise<NodeLlamaCpp> {
   }
 }
 
-/** The last errors llama.cpp logged: its exceptions often say only "Failed to load model". */
-class RecentErrors {
-  private readonly lines: string[] = [];
-  add(message: string): void {
-    const line = message.trim();
-    if (line === '') return;
-    this.lines.push(line);
-    if (this.lines.length > 3) this.lines.shift();
-  }
-  describe(): string {
-    return this.lines.length === 0 ? '' : ` (llama.cpp: ${this.lines.join('; ')})`;
-  }
-}
-
-async function getRuntimeLlama(module: NodeLlamaCpp, options: LoadOptions, errors: RecentErrors): Promise<Llama> {
-  const gpu = options.gpu === 'off' ? false : options.gpu;
+async function runtimeLlama(module: NodeLlamaCpp, options: LoadOptions): Promise<Llama> {
   let llama: Llama;
   try {
-    llama = await module.getLlama({
-      gpu,
-      // Never compile llama.cpp at run time: only the prebuilt binaries that were installed.
-      build: 'never',
-      skipDownload: true,
-      progressLogs: false,
-      logLevel: module.LlamaLogLevel.warn,
-      logger: (level, message) => {
-        if (level === module.LlamaLogLevel.error || level === module.LlamaLogLevel.fatal) errors.add(message);
-        options.onLog?.(level, message);
-      },
-    });
+    llama = await sharedLlama(module, options.gpu);
   } catch (error) {
     const noBinary = error instanceof module.NoBinaryFoundError;
     throw new LoomError(
@@ -145,8 +153,8 @@ async function getRuntimeLlama(module: NodeLlamaCpp, options: LoadOptions, error
   }
   // node-llama-cpp falls back to the CPU when the asked-for backend is not there (metal off a
   // Mac): refuse, so that a configured GPU never silently becomes a slow CPU.
-  if (gpu !== 'auto' && llama.gpu !== gpu) {
-    disposeLater(llama);
+  const wanted = options.gpu === 'off' ? false : options.gpu;
+  if (wanted !== 'auto' && llama.gpu !== wanted) {
     throw new LoomError(
       'model_unavailable',
       `Cannot run the GGUF model ${options.file}: gpu "${options.gpu}" is not available on this machine (llama.cpp would run on ${llama.gpu === false ? 'the CPU' : llama.gpu}).`,
@@ -173,30 +181,40 @@ async function createContext(model: LlamaModel, options: LoadOptions, contextSiz
   }
 }
 
-/** Loads the model and its context; disposes whatever was created when a later step fails. */
-export function loadRuntime(options: LoadOptions): Promise<Runtime> {
-  return keepingAlive(load(options));
+/** The last errors llama.cpp logged: its exceptions often say only "Failed to load model". */
+function recentErrors(module: NodeLlamaCpp): { stop: () => void; describe: () => string } {
+  const lines: string[] = [];
+  const stop = listenToLlamaLogs((level, message) => {
+    if (level !== module.LlamaLogLevel.error && level !== module.LlamaLogLevel.fatal) return;
+    const line = message.trim();
+    if (line === '') return;
+    lines.push(line);
+    if (lines.length > 3) lines.shift();
+  });
+  return { stop, describe: () => (lines.length === 0 ? '' : ` (llama.cpp: ${lines.join('; ')})`) };
 }
 
-async function load(options: LoadOptions): Promise<Runtime> {
+/** Loads the model and its context; disposes the model when its context cannot be made. */
+export async function loadRuntime(options: LoadOptions): Promise<Runtime> {
   await checkGgufFile(options.file);
   const module = await importRuntime(options);
-  const errors = new RecentErrors();
-  const llama = await getRuntimeLlama(module, options, errors);
+  const llama = await runtimeLlama(module, options);
+  const errors = recentErrors(module);
+  let model: LlamaModel;
   try {
-    let model: LlamaModel;
-    try {
-      model = await llama.loadModel({ modelPath: options.file });
-    } catch (error) {
-      if (error instanceof LoomError) throw error;
-      // Logs reach JavaScript asynchronously: let the ones of this failure arrive.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      throw new LoomError(
-        'model_unavailable',
-        `llama.cpp cannot load the GGUF model ${options.file}: ${messageOf(error).replace(/\.$/, '')}${errors.describe()}.`,
-        'The file may be incomplete (download it again) or use an architecture this llama.cpp build does not know (update Loom).',
-      );
-    }
+    model = await llama.loadModel({ modelPath: options.file });
+  } catch (error) {
+    // Logs reach JavaScript asynchronously: let the ones of this failure arrive.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    throw new LoomError(
+      'model_unavailable',
+      `llama.cpp cannot load the GGUF model ${options.file}: ${messageOf(error).replace(/\.$/, '')}${errors.describe()}.`,
+      'The file may be incomplete (download it again) or use an architecture this llama.cpp build does not know (update Loom).',
+    );
+  } finally {
+    errors.stop();
+  }
+  try {
     const trained = model.trainContextSize;
     // Past the length it was trained on a model's output degrades: never ask for more.
     const contextSize = trained > 0 ? Math.min(options.contextSize, trained) : options.contextSize;
@@ -222,19 +240,13 @@ async function load(options: LoadOptions): Promise<Runtime> {
       threads,
     };
   } catch (error) {
-    // Disposing the llama.cpp instance disposes its model too.
-    disposeLater(llama);
+    void model.dispose().catch(() => undefined);
     throw error;
   }
 }
 
-/** Disposes the context, then the model, then llama.cpp. */
-export function disposeRuntime(runtime: Runtime): Promise<void> {
-  return keepingAlive(
-    (async () => {
-      await runtime.context.dispose().catch(() => undefined);
-      await runtime.model.dispose().catch(() => undefined);
-      await runtime.llama.dispose().catch(() => undefined);
-    })(),
-  );
+/** Disposes the context, then the model (the shared llama.cpp runtime stays). */
+export async function disposeRuntime(runtime: Runtime): Promise<void> {
+  await runtime.context.dispose().catch(() => undefined);
+  await runtime.model.dispose().catch(() => undefined);
 }
