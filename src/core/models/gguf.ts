@@ -114,7 +114,15 @@ export class GgufProvider implements CompletionProvider {
   }
 
   async complete(request: ProviderRequest): Promise<ProviderResult> {
-    const signal = AbortSignal.any([request.signal, this.closed.signal]);
+    const { signal, unlink } = linkSignals(request.signal, this.closed.signal);
+    try {
+      return await this.run(request, signal);
+    } finally {
+      unlink();
+    }
+  }
+
+  private async run(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResult> {
     signal.throwIfAborted();
     const { runtime, pool } = await untilAborted(this.ensureLoaded(), signal);
     if (request.maxTokens < 1) return { text: '', tokens: 0 };
@@ -217,6 +225,26 @@ export class GgufProvider implements CompletionProvider {
     this.loading = loading;
     return loading;
   }
+}
+
+/**
+ * A signal aborted when either is, with the first one's reason. Unlike AbortSignal.any, it
+ * leaves nothing behind on the long-lived `closed` signal once `unlink` is called.
+ */
+function linkSignals(request: AbortSignal, closed: AbortSignal): { signal: AbortSignal; unlink: () => void } {
+  if (request.aborted || closed.aborted) return { signal: request.aborted ? request : closed, unlink: () => undefined };
+  const controller = new AbortController();
+  const fromRequest = () => controller.abort(request.reason);
+  const fromClosed = () => controller.abort(closed.reason);
+  request.addEventListener('abort', fromRequest, { once: true });
+  closed.addEventListener('abort', fromClosed, { once: true });
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      request.removeEventListener('abort', fromRequest);
+      closed.removeEventListener('abort', fromClosed);
+    },
+  };
 }
 
 /** `promise`, or the signal's reason as soon as it is aborted (the work behind it stops by itself). */

@@ -151,6 +151,12 @@ describe('gguf provider with an infill model', () => {
     assert.ok(result.tokens >= 3 && result.tokens < 32);
   });
 
+  it("rejects with the stop callback's own error when it throws", TIMEOUT, async () => {
+    const failure = new Error('stop rule broke');
+    await assert.rejects(provider.complete(request({ filePath: 'throws.ts', stop: () => { throw failure; } })), (error) => error === failure);
+    assert.equal((await provider.complete(request({ filePath: 'throws.ts', maxTokens: 2 }))).tokens, 2);
+  });
+
   it('respects maxTokens', TIMEOUT, async () => {
     // This model never picks a control token: generation runs to the limit.
     const result = await provider.complete(request({ filePath: 'max.ts', maxTokens: 2 }));
@@ -228,6 +234,29 @@ describe('gguf provider with an infill model', () => {
     const c = provider.stats();
     // fim: BOS PRE SUF MID prefix; instruct: BOS prefix.
     assert.equal(b.promptTokens - a.promptTokens - (c.promptTokens - b.promptTokens), 3);
+  });
+});
+
+describe('gguf provider with the psm layout', () => {
+  it('reuses the prefix but evaluates the suffix again on each keystroke', TIMEOUT, async (t) => {
+    const provider = new GgufProvider({ file: fimModel.file, name: 'tiny-psm', gpu: 'off', contextSize: 1024, threads: 1, sequences: 1, fimLayout: 'psm' });
+    t.after(() => provider.close());
+    const prefix = source(20) + '  const total = compu';
+    const suffix = '(items);\n' + source(6, 100);
+    const first = provider.stats();
+    await provider.complete(request({ prefix, suffix }));
+    const second = provider.stats();
+    await provider.complete(request({ prefix: prefix + 't', suffix }));
+    const third = provider.stats();
+    assert.equal(third.layout, 'psm');
+    const cold = second.promptTokensEvaluated - first.promptTokensEvaluated;
+    const warm = third.promptTokensEvaluated - second.promptTokensEvaluated;
+    const model = await llama.loadModel({ modelPath: fimModel.file });
+    const suffixTokens = tokenizeLikeLoom(model, suffix).length;
+    await model.dispose();
+    // The suffix, SUF and MID come after the prefix: all evaluated again, and little else.
+    assert.ok(warm >= suffixTokens + 2 && warm <= suffixTokens + 6, `warm ${warm}, suffix ${suffixTokens}`);
+    assert.ok(cold > warm * 2);
   });
 });
 

@@ -29,6 +29,11 @@ export interface GenerationRequest {
   batchSize: number;
 }
 
+/** Wraps what the request's `stop` callback threw, to tell it from llama.cpp's failures. */
+class CallerError {
+  constructor(readonly cause: unknown) {}
+}
+
 /** Decoding stopped at a character U+FFFD stands for an unfinished multi-byte character. */
 const UNFINISHED = /\uFFFD+$/;
 
@@ -65,7 +70,11 @@ export async function generate(model: LlamaModel, sequence: LlamaContextSequence
       counters.generatedTokens++;
       text = decode(generated);
       if (!UNFINISHED.test(text)) {
-        kept = request.stop(text);
+        try {
+          kept = request.stop(text);
+        } catch (error) {
+          throw new CallerError(error);
+        }
         if (kept !== undefined) break;
       }
       if (generated.length >= request.maxTokens) break;
@@ -76,8 +85,13 @@ export async function generate(model: LlamaModel, sequence: LlamaContextSequence
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof LoomError) throw error;
+    // The engine's own callback failed: its error, as it was; the sequence is fine.
+    if (error instanceof CallerError) throw error.cause;
     // The sequence's state is unknown after a native failure: start it afresh next time.
-    await sequence.clearHistory().catch(() => sequence.dispose());
+    await sequence
+      .clearHistory()
+      .catch(() => sequence.dispose())
+      .catch(() => undefined);
     throw new LoomError('model_failed', `The GGUF model failed while generating: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -218,8 +218,9 @@ export async function loadRuntime(options: LoadOptions): Promise<Runtime> {
     const trained = model.trainContextSize;
     // Past the length it was trained on a model's output degrades: never ask for more.
     const contextSize = trained > 0 ? Math.min(options.contextSize, trained) : options.contextSize;
-    // node-llama-cpp's default thread cap is max(cores, 4), which on a 2-core machine runs four
-    // spinning threads on two cores and makes every token ~100x slower: use the math cores.
+    // llama.cpp's threads spin while they wait for each other: more of them than cores (the
+    // default cap of node-llama-cpp is max(cores, 4)) made each token some 50x slower on a
+    // 2-core machine. Use the cores that do math, as llama.cpp's own tools do.
     const threads = options.threads ?? Math.max(1, llama.cpuMathCores);
     const context = await createContext(model, options, contextSize, threads);
     const { prefix, suffix, middle } = model.tokens.infill;
