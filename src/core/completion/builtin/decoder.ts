@@ -20,6 +20,8 @@ export interface DecoderSettings {
   /** Weight of an occurrence: (match length) ^ matchPower, times fileWeight in the file. */
   matchPower: number;
   fileWeight: number;
+  /** What a literal that differs from the context's takes off an occurrence's match length. */
+  literalPenalty: number;
   /** Minimum joint confidence of the whole suggestion. */
   threshold: number;
   /** Minimum confidence of each token. */
@@ -42,6 +44,7 @@ export const DEFAULT_SETTINGS: DecoderSettings = {
   enough: 24,
   matchPower: 3,
   fileWeight: 4,
+  literalPenalty: Number(process.env.LOOM_PENALTY ?? 1),
   threshold: 0.3,
   stepThreshold: 0.05,
   acceptBonus: 4,
@@ -72,6 +75,15 @@ export interface DecodeResult {
   tokens: number;
   /** Joint confidence of the text. */
   confidence: number;
+}
+
+const keyFunctions = new WeakMap<LocalVocabulary, (id: number) => number>();
+
+/** What a token matches as in contexts, for the request's vocabulary. */
+function keyOf(vocabulary: LocalVocabulary): (id: number) => number {
+  let f = keyFunctions.get(vocabulary);
+  if (!f) keyFunctions.set(vocabulary, (f = (id) => vocabulary.key(id)));
+  return f;
 }
 
 /** The last MAX_MATCH tokens before the cursor, as a growable window. */
@@ -130,7 +142,7 @@ export function decode(input: DecodeInput): DecodeResult {
   const brackets = new BracketBalance(input.suffixLine ?? '');
   for (let depth = 0; tokens < input.maxTokens; depth++) {
     const only = filter;
-    const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only));
+    const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only), keyOf(vocabulary));
     const step = confidenceOf(stepFeatures(evidence, depth, vocabulary, context, previous), settings.calibration);
     previous = evidence;
     const top = evidence.candidates[0];
@@ -198,7 +210,7 @@ function lineState(context: number[], vocabulary: LocalVocabulary): { tokens: nu
 function settlePending(input: DecodeInput, context: number[]): { id: number; confidence: number } | undefined {
   const { pending, vocabulary, settings } = input;
   const known = vocabulary.lookup(pending);
-  const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending));
+  const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending), keyOf(vocabulary));
   const best = evidence.candidates[0];
   const knownHere = known >= 0 && evidence.candidates.some((c) => c.id === known);
   if (known >= 0 && (knownHere || !best || best.count < 3)) return { id: known, confidence: settings.pendingDefault };
@@ -251,7 +263,7 @@ export function traceSteps(input: DecodeInput, truth: number[]): TracedStep[] {
   const steps: TracedStep[] = [];
   let previous: Evidence | undefined;
   for (let depth = 0; depth < truth.length; depth++) {
-    const evidence = gatherEvidence(context, input.sources, input.settings);
+    const evidence = gatherEvidence(context, input.sources, input.settings, undefined, keyOf(input.vocabulary));
     const top = evidence.candidates[0];
     if (!top) break;
     steps.push({ features: stepFeatures(evidence, depth, input.vocabulary, context, previous), right: top.id === truth[depth] });

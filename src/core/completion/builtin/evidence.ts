@@ -53,6 +53,8 @@ export interface Evidence {
 
 export interface GatherSettings {
   matchPower: number;
+  /** What a literal that differs from the context's takes off an occurrence's match length. */
+  literalPenalty: number;
   /** Occurrences after which shorter contexts are not looked up. */
   enough: number;
 }
@@ -60,12 +62,25 @@ export interface GatherSettings {
 const found: Occurrence[] = [];
 /** (candidate id, match) of every counted occurrence, for the near-longest statistics. */
 const votes: number[] = [];
+const contextKeys: number[] = [];
 
-/** Tallies the followers of the tail of `context`; `accept` filters candidate tokens. */
-export function gatherEvidence(context: number[], sources: Source[], settings: GatherSettings, accept?: (id: number) => boolean): Evidence {
+/**
+ * Tallies the followers of the tail of `context`; `accept` filters candidate tokens; `keyOf`
+ * gives what a token matches as (see OccurrenceIndex; the sources' indexes must agree).
+ */
+export function gatherEvidence(
+  context: number[],
+  sources: Source[],
+  settings: GatherSettings,
+  accept?: (id: number) => boolean,
+  keyOf?: (id: number) => number,
+): Evidence {
   const byId = new Map<number, Candidate>();
   const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0, maxMatch: 0, nearMax: 0, nearMaxTop: 0 };
   votes.length = 0;
+  contextKeys.length = context.length;
+  for (let i = 0; i < context.length; i++) contextKeys[i] = keyOf ? keyOf(context[i]!) : context[i]!;
+  const penalty = settings.literalPenalty;
   for (const source of sources) {
     found.length = 0;
     source.index.occurrences(context, context.length, found, {
@@ -73,13 +88,15 @@ export function gatherEvidence(context: number[], sources: Source[], settings: G
       enough: settings.enough,
       skipFrom: source.skipFrom,
       skipTo: source.skipTo,
+      contextKeys,
     });
     const tokens = source.index.tokens;
     for (const o of found) {
+      const match = o.misses > 0 ? Math.max(1, o.match - penalty * o.misses) : o.match;
       let id = tokens[o.pos]!;
       if (id === LINE_BREAK || id === BOUNDARY || id === DEAD) id = END;
       if (accept && !accept(id)) continue;
-      const weight = source.weight * Math.pow(o.match, settings.matchPower);
+      const weight = source.weight * Math.pow(match, settings.matchPower);
       let candidate = byId.get(id);
       if (!candidate) byId.set(id, (candidate = { id, weight: 0, count: 0, maxMatch: 0, fileCount: 0, fileWeight: 0, nearest: Infinity }));
       if (source.distance) {
@@ -88,11 +105,11 @@ export function gatherEvidence(context: number[], sources: Source[], settings: G
       }
       candidate.weight += weight;
       candidate.count++;
-      if (o.match > candidate.maxMatch) candidate.maxMatch = o.match;
+      if (match > candidate.maxMatch) candidate.maxMatch = match;
       evidence.total += weight;
       evidence.count++;
-      votes.push(id, o.match);
-      if (o.match > evidence.maxMatch) evidence.maxMatch = o.match;
+      votes.push(id, match);
+      if (match > evidence.maxMatch) evidence.maxMatch = match;
       if (source.inFile) {
         candidate.fileCount++;
         candidate.fileWeight += weight;

@@ -12,9 +12,9 @@ export const SUFFIX_WINDOW = 8192;
 
 export class FileContext {
   /** BOUNDARY then the tokens before the cursor (the pending token left out). */
-  readonly before = new OccurrenceIndex(1024);
+  readonly before = new OccurrenceIndex(1024, (id) => this.vocabulary.key(id));
   /** BOUNDARY then the tokens of the suffix window. */
-  after = new OccurrenceIndex(256);
+  after = new OccurrenceIndex(256, (id) => this.vocabulary.key(id));
   /** The unfinished token at the cursor (see LexResult.pending). */
   pending = '';
   /** The text after the cursor up to the end of its line. */
@@ -92,7 +92,7 @@ export class FileContext {
     const ids = new Int32Array(tokens.length + 1);
     ids[0] = BOUNDARY;
     for (let i = 0; i < tokens.length; i++) ids[i + 1] = this.vocabulary.id(tokens[i]!);
-    this.after = new OccurrenceIndex(Math.max(256, ids.length));
+    this.after = new OccurrenceIndex(Math.max(256, ids.length), (id) => this.vocabulary.key(id));
     this.after.append(ids);
   }
 }

@@ -35,12 +35,17 @@ export function hashTail(tokens: ArrayLike<number>, end: number, k: number): num
 export interface Occurrence {
   /** Position of the follower in the stream. */
   pos: number;
-  /** How many tokens before `pos` equal the tail of the context (at most MAX_MATCH). */
+  /** How many tokens before `pos` equal the tail of the context (at most MAX_MATCH), literals
+   * of a class counting as equal (see literalClass in vocabulary.ts). */
   match: number;
+  /** How many of those are literals that differ from the context's. */
+  misses: number;
 }
 
 export class OccurrenceIndex {
   tokens: Int32Array;
+  /** Per position: what the token matches as in contexts (its literal class, or itself). */
+  keys: Int32Array;
   length = 0;
   private heads: Int32Array[];
   private prevs: Int32Array[];
@@ -49,8 +54,13 @@ export class OccurrenceIndex {
   /** Per level, during a lookup: the position its walk stopped at (Infinity: not walked). */
   private readonly reached: number[] = LEVELS.map(() => Infinity);
 
-  constructor(capacity = 1024) {
+  /** `keyOf`: what a token matches as in contexts (the identity when not given). */
+  constructor(
+    capacity = 1024,
+    readonly keyOf?: (id: number) => number,
+  ) {
     this.tokens = new Int32Array(capacity);
+    this.keys = keyOf ? new Int32Array(capacity) : this.tokens;
     this.heads = LEVELS.map((k) => new Int32Array(headSizeFor(capacity, k)).fill(-1));
     this.masks = this.heads.map((h) => h.length - 1);
     this.prevs = LEVELS.map(() => new Int32Array(capacity));
@@ -61,6 +71,8 @@ export class OccurrenceIndex {
     const end = this.length + ids.length;
     this.reserve(end);
     this.tokens.set(ids as ArrayLike<number>, this.length);
+    const keyOf = this.keyOf;
+    if (keyOf) for (let i = 0; i < ids.length; i++) this.keys[this.length + i] = keyOf(ids[i]!);
     for (let p = this.length; p < end; p++) this.link(p);
     this.length = end;
   }
@@ -71,7 +83,7 @@ export class OccurrenceIndex {
       for (let level = 0; level < LEVELS.length; level++) {
         const k = LEVELS[level]!;
         if (p < k) continue;
-        const slot = hashTail(this.tokens, p, k) & this.masks[level]!;
+        const slot = hashTail(this.keys, p, k) & this.masks[level]!;
         const heads = this.heads[level]!;
         if (heads[slot] === p) heads[slot] = this.prevs[level]![p]!;
       }
@@ -82,24 +94,28 @@ export class OccurrenceIndex {
   /** Marks [start, end) as not counting: its followers and contexts no longer match. */
   kill(start: number, end: number): void {
     this.tokens.fill(DEAD, start, end);
+    if (this.keys !== this.tokens) this.keys.fill(DEAD, start, end);
   }
 
   /**
    * The occurrences of the tail of `context` (its last `contextLength` tokens), the longest
    * contexts first, most recent first within a level; at most `walk` chain steps per level,
    * and no shorter level once `enough` occurrences were found. Positions in [skipFrom,
-   * skipTo) are left out.
+   * skipTo) are left out. `contextKeys`: the keys of the context's tokens (see keyOf; the
+   * context itself when not given).
    */
   occurrences(
     context: ArrayLike<number>,
     contextLength: number,
     out: Occurrence[],
-    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number },
+    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number; contextKeys?: ArrayLike<number> },
   ): void {
     const { walk, enough } = options;
     const skipFrom = options.skipFrom ?? 0;
     const skipTo = options.skipTo ?? 0;
+    const contextKeys = options.contextKeys ?? context;
     const tokens = this.tokens;
+    const keys = this.keys;
     const found = out.length;
     // A position a longer level's walk reached was counted there. Chains run from the most
     // recent position down, so that walk reached exactly the positions above where it stopped.
@@ -108,16 +124,20 @@ export class OccurrenceIndex {
       reached[level] = Infinity;
       const k = LEVELS[level]!;
       if (k > contextLength) continue;
-      let p = this.heads[level]![hashTail(context, contextLength, k) & this.masks[level]!]!;
+      let p = this.heads[level]![hashTail(contextKeys, contextLength, k) & this.masks[level]!]!;
       const prev = this.prevs[level]!;
       for (let steps = 0; p >= 0 && steps < walk; steps++, p = prev[p]!) {
         if ((p >= skipFrom && p < skipTo) || tokens[p] === DEAD) continue;
         let match = 0;
+        let misses = 0;
         const most = Math.min(MAX_MATCH, p, contextLength);
-        while (match < most && tokens[p - 1 - match] === context[contextLength - 1 - match]) match++;
+        while (match < most && keys[p - 1 - match] === contextKeys[contextLength - 1 - match]) {
+          if (tokens[p - 1 - match] !== context[contextLength - 1 - match]) misses++;
+          match++;
+        }
         if (match < k) continue; // a hash collision
         if (this.countedAbove(level, match, p)) continue;
-        out.push({ pos: p, match });
+        out.push({ pos: p, match, misses });
       }
       reached[level] = p; // -1 when the whole chain was walked
       if (out.length - found >= enough) break;
@@ -132,14 +152,14 @@ export class OccurrenceIndex {
 
   /** Approximate bytes held. */
   bytes(): number {
-    return this.tokens.byteLength + this.heads.reduce((s, h) => s + h.byteLength, 0) + this.prevs.reduce((s, p) => s + p.byteLength, 0);
+    return this.tokens.byteLength + (this.keys !== this.tokens ? this.keys.byteLength : 0) + this.heads.reduce((s, h) => s + h.byteLength, 0) + this.prevs.reduce((s, p) => s + p.byteLength, 0);
   }
 
   private link(p: number): void {
     for (let level = 0; level < LEVELS.length; level++) {
       const k = LEVELS[level]!;
       if (p < k) break;
-      const slot = hashTail(this.tokens, p, k) & this.masks[level]!;
+      const slot = hashTail(this.keys, p, k) & this.masks[level]!;
       const heads = this.heads[level]!;
       this.prevs[level]![p] = heads[slot]!;
       heads[slot] = p;
@@ -153,6 +173,11 @@ export class OccurrenceIndex {
     while (capacity < needed) capacity = capacity < 1 << 20 ? capacity * 2 : Math.ceil(capacity * 1.25);
     const tokens = new Int32Array(capacity);
     tokens.set(this.tokens.subarray(0, this.length));
+    if (this.keys !== this.tokens) {
+      const keys = new Int32Array(capacity);
+      keys.set(this.keys.subarray(0, this.length));
+      this.keys = keys;
+    } else this.keys = tokens;
     this.tokens = tokens;
     this.prevs = this.prevs.map((old) => {
       const grown = new Int32Array(capacity);

@@ -14,12 +14,17 @@ interface Segment {
 }
 
 export class ProjectIndex {
-  index = new OccurrenceIndex(1 << 12);
+  index: OccurrenceIndex;
   private readonly segments = new Map<string, Segment>();
   private live = 0;
   private dead = 0;
 
-  constructor(private readonly vocabulary: Vocabulary) {}
+  private readonly keyOf: (id: number) => number;
+
+  constructor(private readonly vocabulary: Vocabulary) {
+    this.keyOf = (id) => vocabulary.key(id);
+    this.index = new OccurrenceIndex(1 << 12, this.keyOf);
+  }
 
   get files(): number {
     return this.segments.size;
@@ -63,7 +68,7 @@ export class ProjectIndex {
   /** Rebuilds the stream from the live segments, in their order. */
   private compact(): void {
     const old = this.index;
-    const fresh = new OccurrenceIndex(Math.max(1 << 16, this.live + 1024));
+    const fresh = new OccurrenceIndex(Math.max(1 << 16, this.live + 1024), this.keyOf);
     for (const [filePath, segment] of [...this.segments].sort((a, b) => a[1].start - b[1].start)) {
       const start = fresh.length;
       fresh.append(old.tokens.subarray(segment.start, segment.end));

@@ -8,9 +8,32 @@ export const LINE_BREAK = 1;
 /** Ids at or above this are local to one request (tokens the project never saw). */
 export const LOCAL_BASE = 1 << 30;
 
+/**
+ * The class a literal token matches as in contexts, or undefined for any other token: a string
+ * or number literal the project never saw must not break every context it is part of
+ * (`name: 'push', ` still matches `name: 'billing', `). The leading whitespace is kept.
+ */
+export function literalClass(text: string): string | undefined {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  const c = text.charCodeAt(i);
+  const ws = text.slice(0, i);
+  if (LITERAL_MODE.strings && (c === 39 || c === 34)) return ws + '\u0002s';
+  if (LITERAL_MODE.templates && c === 96) return ws + '\u0002t';
+  if (LITERAL_MODE.numbers && c >= 48 && c <= 57) return ws + '\u0002n';
+  return undefined;
+}
+
+const LITERAL_MODE = (() => {
+  const m = process.env.LOOM_LITERALS ?? 'st';
+  return { strings: m.includes('s'), templates: m.includes('t'), numbers: m.includes('n') };
+})();
+
 export class Vocabulary {
   private readonly ids = new Map<string, number>();
   private readonly texts: string[] = [];
+  /** Per id: the id it matches as in contexts (its literal class, or itself). */
+  private readonly keys: number[] = [];
   /** Approximate bytes of the interned strings (for stats). */
   bytes = 0;
 
@@ -32,9 +55,17 @@ export class Vocabulary {
       id = this.texts.length;
       this.ids.set(own, id);
       this.texts.push(own);
+      this.keys.push(id);
       this.bytes += 2 * own.length + 48;
+      const cls = literalClass(own);
+      if (cls !== undefined) this.keys[id] = this.intern(cls);
     }
     return id;
+  }
+
+  /** The id that `id` matches as in contexts (see literalClass). */
+  key(id: number): number {
+    return id >= 0 ? (this.keys[id] ?? id) : id;
   }
 
   /** The id of `text`, or -1 when the project never saw it. */
@@ -58,6 +89,7 @@ function flatCopy(text: string): string {
 export class LocalVocabulary {
   private readonly local = new Map<string, number>();
   private readonly localTexts: string[] = [];
+  private readonly localKeys: number[] = [];
 
   private checkedSize: number;
 
@@ -83,8 +115,15 @@ export class LocalVocabulary {
       id = LOCAL_BASE + this.localTexts.length;
       this.local.set(text, id);
       this.localTexts.push(text);
+      const cls = literalClass(text);
+      this.localKeys.push(cls === undefined ? id : this.project.intern(cls));
     }
     return id;
+  }
+
+  /** The id that `id` matches as in contexts (see literalClass). */
+  key(id: number): number {
+    return id >= LOCAL_BASE ? (this.localKeys[id - LOCAL_BASE] ?? id) : this.project.key(id);
   }
 
   /** The id of `text` if this request or the project has seen it, else -1. */
