@@ -19,7 +19,12 @@ export function serveCommand(): Command {
 
 export function printLocal(local: RunningLocal): void {
   process.stdout.write(
-    [`Loom local API    ${local.url}/api   (workspace: ${local.workspace})`, `  Events          ws://127.0.0.1:${local.port}/events`, `  Token           ${local.token()}`].join('\n') + '\n',
+    [
+      `Loom local API    ${local.url}/api   (workspace: ${local.workspace})`,
+      `  Events          ws://127.0.0.1:${local.port}/events`,
+      `  AI completion   ${local.url}/api/ai/complete   (models: ${local.completion.engine.models().join(', ')}; the builtin one learns the workspace)`,
+      `  Token           ${local.token()}`,
+    ].join('\n') + '\n',
   );
 }
 
