@@ -7,7 +7,7 @@
 // Saying nothing is worth 0, so it is the answer unless a suggestion is worth more.
 
 import { confidenceOf, features, type Calibrator, type StepState } from './calibration.ts';
-import { END, gatherEvidence, type Evidence, type Source } from './evidence.ts';
+import { END, gatherEvidence, type Evidence, type Keys, type Source } from './evidence.ts';
 import { MAX_MATCH } from './occurrence-index.ts';
 import { BOUNDARY, LINE_BREAK, type LocalVocabulary } from './vocabulary.ts';
 
@@ -44,11 +44,11 @@ export const DEFAULT_SETTINGS: DecoderSettings = {
   enough: 24,
   matchPower: 3,
   fileWeight: 4,
-  literalPenalty: Number(process.env.LOOM_PENALTY ?? 1),
+  literalPenalty: 1,
   threshold: 0.3,
   stepThreshold: 0.05,
-  acceptBonus: 4,
-  wrongCost: 40,
+  acceptBonus: 1,
+  wrongCost: 26,
   lineBonus: 5,
   pendingDefault: 1,
 };
@@ -68,6 +68,8 @@ export interface DecodeInput {
   onStep?: (piece: string, confidence: number) => void;
   /** The text after the cursor on its line: a bracket it closes is not suggested again. */
   suffixLine?: string;
+  /** What the context's tokens match as (evidence.ts); each only itself when not given. */
+  keys?: Keys;
 }
 
 export interface DecodeResult {
@@ -75,15 +77,6 @@ export interface DecodeResult {
   tokens: number;
   /** Joint confidence of the text. */
   confidence: number;
-}
-
-const keyFunctions = new WeakMap<LocalVocabulary, (id: number) => number>();
-
-/** What a token matches as in contexts, for the request's vocabulary. */
-function keyOf(vocabulary: LocalVocabulary): (id: number) => number {
-  let f = keyFunctions.get(vocabulary);
-  if (!f) keyFunctions.set(vocabulary, (f = (id) => vocabulary.key(id)));
-  return f;
 }
 
 /** The last MAX_MATCH tokens before the cursor, as a growable window. */
@@ -142,7 +135,7 @@ export function decode(input: DecodeInput): DecodeResult {
   const brackets = new BracketBalance(input.suffixLine ?? '');
   for (let depth = 0; tokens < input.maxTokens; depth++) {
     const only = filter;
-    const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only), keyOf(vocabulary));
+    const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only), input.keys);
     const step = confidenceOf(stepFeatures(evidence, depth, vocabulary, context, previous), settings.calibration);
     previous = evidence;
     const top = evidence.candidates[0];
@@ -210,7 +203,7 @@ function lineState(context: number[], vocabulary: LocalVocabulary): { tokens: nu
 function settlePending(input: DecodeInput, context: number[]): { id: number; confidence: number } | undefined {
   const { pending, vocabulary, settings } = input;
   const known = vocabulary.lookup(pending);
-  const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending), keyOf(vocabulary));
+  const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending), input.keys);
   const best = evidence.candidates[0];
   const knownHere = known >= 0 && evidence.candidates.some((c) => c.id === known);
   if (known >= 0 && (knownHere || !best || best.count < 3)) return { id: known, confidence: settings.pendingDefault };
@@ -263,7 +256,7 @@ export function traceSteps(input: DecodeInput, truth: number[]): TracedStep[] {
   const steps: TracedStep[] = [];
   let previous: Evidence | undefined;
   for (let depth = 0; depth < truth.length; depth++) {
-    const evidence = gatherEvidence(context, input.sources, input.settings, undefined, keyOf(input.vocabulary));
+    const evidence = gatherEvidence(context, input.sources, input.settings, undefined, input.keys);
     const top = evidence.candidates[0];
     if (!top) break;
     steps.push({ features: stepFeatures(evidence, depth, input.vocabulary, context, previous), right: top.id === truth[depth] });

@@ -63,23 +63,37 @@ const found: Occurrence[] = [];
 /** (candidate id, match) of every counted occurrence, for the near-longest statistics. */
 const votes: number[] = [];
 const contextKeys: number[] = [];
+const loose: number[] = [];
+
+/** What context tokens match as (see OccurrenceIndex.occurrences). */
+export interface Keys {
+  /** The key of a token (the sources' indexes must use the same). */
+  keyOf: (id: number) => number;
+  /** Whether a token of the context matches any token of its key, not only itself. */
+  loose: (id: number) => boolean;
+}
 
 /**
- * Tallies the followers of the tail of `context`; `accept` filters candidate tokens; `keyOf`
- * gives what a token matches as (see OccurrenceIndex; the sources' indexes must agree).
+ * Tallies the followers of the tail of `context`; `accept` filters candidate tokens; `keys`:
+ * what the context's tokens match as (each only itself when not given).
  */
 export function gatherEvidence(
   context: number[],
   sources: Source[],
   settings: GatherSettings,
   accept?: (id: number) => boolean,
-  keyOf?: (id: number) => number,
+  keys?: Keys,
 ): Evidence {
   const byId = new Map<number, Candidate>();
   const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0, maxMatch: 0, nearMax: 0, nearMaxTop: 0 };
   votes.length = 0;
   contextKeys.length = context.length;
-  for (let i = 0; i < context.length; i++) contextKeys[i] = keyOf ? keyOf(context[i]!) : context[i]!;
+  loose.length = context.length;
+  for (let i = 0; i < context.length; i++) {
+    const id = context[i]!;
+    contextKeys[i] = keys ? keys.keyOf(id) : id;
+    loose[i] = keys && contextKeys[i] !== id && keys.loose(id) ? 1 : 0;
+  }
   const penalty = settings.literalPenalty;
   for (const source of sources) {
     found.length = 0;
@@ -89,6 +103,7 @@ export function gatherEvidence(
       skipFrom: source.skipFrom,
       skipTo: source.skipTo,
       contextKeys,
+      loose,
     });
     const tokens = source.index.tokens;
     for (const o of found) {

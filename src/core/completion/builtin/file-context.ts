@@ -5,7 +5,8 @@
 
 import { OccurrenceIndex } from './occurrence-index.ts';
 import { lex, type LexResult } from './tokenizer.ts';
-import { BOUNDARY, LocalVocabulary, type Vocabulary } from './vocabulary.ts';
+import type { Keys } from './evidence.ts';
+import { BOUNDARY, LOCAL_BASE, LocalVocabulary, type Vocabulary } from './vocabulary.ts';
 
 /** How much of the text after the cursor the cache indexes (code nearby repeats most). */
 export const SUFFIX_WINDOW = 8192;
@@ -20,6 +21,15 @@ export class FileContext {
   /** The text after the cursor up to the end of its line. */
   suffixLine = '';
   vocabulary: LocalVocabulary;
+  /**
+   * What the context's tokens match as: a string literal by its class (vocabulary.ts), and in
+   * a context as any string literal when neither the project nor the rest of the file has it
+   * (`name: 'push', ` then matches `name: 'billing', `); otherwise only as itself.
+   */
+  readonly keys: Keys = {
+    keyOf: (id) => this.vocabulary.key(id),
+    loose: (id) => id >= LOCAL_BASE && this.before.localCount(id) <= 1 && this.after.localCount(id) === 0,
+  };
   private prefix = '';
   private lexed: LexResult = { tokens: [], ends: [], safe: [], pending: '' };
   private suffix: string | undefined;

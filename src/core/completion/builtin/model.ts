@@ -125,6 +125,7 @@ export class BuiltinModel {
       settings,
       onStep: input.onStep,
       suffixLine: file.suffixLine,
+      keys: file.keys,
     };
     return { decodeInput, file };
   }

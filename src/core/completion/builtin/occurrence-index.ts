@@ -5,11 +5,15 @@
 // serves as n-gram counts (the followers of a short context), as the long-match "copy" model
 // (the followers of a long context), and it appends in O(levels · K) per token.
 //
-// Memory: 4 bytes per token for the stream, 4 per token per level for the chains, and the
-// chain heads (a power of two near half the stream's capacity).
+// Chains link positions by the keys of their contexts (see keyOf: a string literal's key is
+// its class), and a match compares tokens, or keys for the context tokens marked loose.
+//
+// Memory: 4 bytes per token for the stream, 4 for the keys (when keyed), 4 per token per level
+// for the chains, and the chain heads (a power of two near half the stream's capacity).
 
 /** Marks a position that no longer counts (a removed or replaced file). */
 export const DEAD = -1;
+
 
 /**
  * The context lengths that have chains: a short one for counts, long ones for copies. A match
@@ -22,6 +26,9 @@ export const LEVELS: readonly number[] = [2, 5, 12];
 
 /** Longest match length measured (a longer match counts as this long). */
 export const MAX_MATCH = 48;
+
+/** Ids at or above this are local to one request (vocabulary.ts). */
+const LOCAL_BASE = 1 << 30;
 
 export function hashTail(tokens: ArrayLike<number>, end: number, k: number): number {
   let h = 0x811c9dc5 ^ k;
@@ -44,7 +51,10 @@ export interface Occurrence {
 
 export class OccurrenceIndex {
   tokens: Int32Array;
-  /** Per position: what the token matches as in contexts (its literal class, or itself). */
+  /**
+   * Per position: what the token matches as in contexts (see keyOf; the tokens themselves
+   * without one). The chains link positions by the keys of their contexts.
+   */
   keys: Int32Array;
   length = 0;
   private heads: Int32Array[];
@@ -53,8 +63,13 @@ export class OccurrenceIndex {
   private masks: number[];
   /** Per level, during a lookup: the position its walk stopped at (Infinity: not walked). */
   private readonly reached: number[] = LEVELS.map(() => Infinity);
+  /** How many times each request-local id (LOCAL_BASE and up) is in the stream. */
+  private readonly localCounts = new Map<number, number>();
 
-  /** `keyOf`: what a token matches as in contexts (the identity when not given). */
+  /**
+   * `keyOf`: what a token matches as in contexts (Vocabulary.key: a string literal matches
+   * any string literal); every token only itself when not given.
+   */
   constructor(
     capacity = 1024,
     readonly keyOf?: (id: number) => number,
@@ -73,6 +88,7 @@ export class OccurrenceIndex {
     this.tokens.set(ids as ArrayLike<number>, this.length);
     const keyOf = this.keyOf;
     if (keyOf) for (let i = 0; i < ids.length; i++) this.keys[this.length + i] = keyOf(ids[i]!);
+    for (let i = 0; i < ids.length; i++) if (ids[i]! >= LOCAL_BASE) this.localCounts.set(ids[i]!, (this.localCounts.get(ids[i]!) ?? 0) + 1);
     for (let p = this.length; p < end; p++) this.link(p);
     this.length = end;
   }
@@ -80,6 +96,8 @@ export class OccurrenceIndex {
   /** Drops the tokens from `length` on (undoing their links), for an incremental re-lex. */
   truncate(length: number): void {
     for (let p = this.length - 1; p >= length; p--) {
+      const id = this.tokens[p]!;
+      if (id >= LOCAL_BASE) this.localCounts.set(id, (this.localCounts.get(id) ?? 1) - 1);
       for (let level = 0; level < LEVELS.length; level++) {
         const k = LEVELS[level]!;
         if (p < k) continue;
@@ -89,6 +107,11 @@ export class OccurrenceIndex {
       }
     }
     this.length = Math.min(this.length, length);
+  }
+
+  /** How many times a request-local id (LOCAL_BASE and up) is in the stream. */
+  localCount(id: number): number {
+    return this.localCounts.get(id) ?? 0;
   }
 
   /** Marks [start, end) as not counting: its followers and contexts no longer match. */
@@ -102,18 +125,21 @@ export class OccurrenceIndex {
    * contexts first, most recent first within a level; at most `walk` chain steps per level,
    * and no shorter level once `enough` occurrences were found. Positions in [skipFrom,
    * skipTo) are left out. `contextKeys`: the keys of the context's tokens (see keyOf; the
-   * context itself when not given).
+   * context itself when not given); `loose`: per context token, whether it matches any token
+   * of its key (1) or only itself (0, all of them when not given). `misses` counts the
+   * tokens of a match that matched by their keys only.
    */
   occurrences(
     context: ArrayLike<number>,
     contextLength: number,
     out: Occurrence[],
-    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number; contextKeys?: ArrayLike<number> },
+    options: { walk: number; enough: number; skipFrom?: number; skipTo?: number; contextKeys?: ArrayLike<number>; loose?: ArrayLike<number> },
   ): void {
     const { walk, enough } = options;
     const skipFrom = options.skipFrom ?? 0;
     const skipTo = options.skipTo ?? 0;
     const contextKeys = options.contextKeys ?? context;
+    const loose = options.loose;
     const tokens = this.tokens;
     const keys = this.keys;
     const found = out.length;
@@ -132,7 +158,10 @@ export class OccurrenceIndex {
         let misses = 0;
         const most = Math.min(MAX_MATCH, p, contextLength);
         while (match < most && keys[p - 1 - match] === contextKeys[contextLength - 1 - match]) {
-          if (tokens[p - 1 - match] !== context[contextLength - 1 - match]) misses++;
+          if (tokens[p - 1 - match] !== context[contextLength - 1 - match]) {
+            if (!loose?.[contextLength - 1 - match]) break;
+            misses++;
+          }
           match++;
         }
         if (match < k) continue; // a hash collision
@@ -152,7 +181,8 @@ export class OccurrenceIndex {
 
   /** Approximate bytes held. */
   bytes(): number {
-    return this.tokens.byteLength + (this.keys !== this.tokens ? this.keys.byteLength : 0) + this.heads.reduce((s, h) => s + h.byteLength, 0) + this.prevs.reduce((s, p) => s + p.byteLength, 0);
+    const keys = this.keys !== this.tokens ? this.keys.byteLength : 0;
+    return this.tokens.byteLength + keys + this.heads.reduce((s, h) => s + h.byteLength, 0) + this.prevs.reduce((s, p) => s + p.byteLength, 0);
   }
 
   private link(p: number): void {
@@ -171,19 +201,15 @@ export class OccurrenceIndex {
     // Doubling while small, a quarter more when big: at most a fifth of the memory is slack.
     let capacity = this.tokens.length;
     while (capacity < needed) capacity = capacity < 1 << 20 ? capacity * 2 : Math.ceil(capacity * 1.25);
-    const tokens = new Int32Array(capacity);
-    tokens.set(this.tokens.subarray(0, this.length));
-    if (this.keys !== this.tokens) {
-      const keys = new Int32Array(capacity);
-      keys.set(this.keys.subarray(0, this.length));
-      this.keys = keys;
-    } else this.keys = tokens;
-    this.tokens = tokens;
-    this.prevs = this.prevs.map((old) => {
+    const grow = (old: Int32Array) => {
       const grown = new Int32Array(capacity);
       grown.set(old.subarray(0, this.length));
       return grown;
-    });
+    };
+    const keyed = this.keys !== this.tokens;
+    this.tokens = grow(this.tokens);
+    this.keys = keyed ? grow(this.keys) : this.tokens;
+    this.prevs = this.prevs.map(grow);
     if (LEVELS.some((k, level) => headSizeFor(capacity, k) !== this.heads[level]!.length)) this.rehash(capacity);
   }
 

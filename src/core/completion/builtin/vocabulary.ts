@@ -9,25 +9,18 @@ export const LINE_BREAK = 1;
 export const LOCAL_BASE = 1 << 30;
 
 /**
- * The class a literal token matches as in contexts, or undefined for any other token: a string
- * or number literal the project never saw must not break every context it is part of
- * (`name: 'push', ` still matches `name: 'billing', `). The leading whitespace is kept.
+ * The class a string literal matches as in contexts, or undefined for any other token: a
+ * string the project never saw must not break every context it is part of (`name: 'push', `
+ * still matches `name: 'billing', `), while the suggestions still give each literal as it is.
+ * The leading whitespace is kept. (Numbers and template literals stay themselves: classing
+ * them did not help on the development split.)
  */
 export function literalClass(text: string): string | undefined {
   let i = 0;
   while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
   const c = text.charCodeAt(i);
-  const ws = text.slice(0, i);
-  if (LITERAL_MODE.strings && (c === 39 || c === 34)) return ws + '\u0002s';
-  if (LITERAL_MODE.templates && c === 96) return ws + '\u0002t';
-  if (LITERAL_MODE.numbers && c >= 48 && c <= 57) return ws + '\u0002n';
-  return undefined;
+  return c === 39 || c === 34 ? text.slice(0, i) + '\u0002"' : undefined;
 }
-
-const LITERAL_MODE = (() => {
-  const m = process.env.LOOM_LITERALS ?? 'st';
-  return { strings: m.includes('s'), templates: m.includes('t'), numbers: m.includes('n') };
-})();
 
 export class Vocabulary {
   private readonly ids = new Map<string, number>();

@@ -32,6 +32,16 @@ describe('BuiltinModel', () => {
     assert.ok(suggestion.tokens > 5);
   });
 
+  it('matches a string literal it never saw as any string literal in the context', () => {
+    const names = ['billing', 'users', 'orders', 'audit'];
+    const services = names.map((name) => `export const ${name}Service = createService({ name: '${name}', retries: 3, timeoutMs: 2500 });`).join('\n') + '\n';
+    const model = new BuiltinModel();
+    model.updateFile('src/services.ts', services);
+    const prefix = "export const pushService = createService({ name: 'push', ";
+    assert.equal(model.suggest({ prefix, suffix: '\n', filePath: 'src/push.ts' }).text, 'retries: 3, timeoutMs: 2500 });');
+    assert.equal(model.suggest({ prefix: services + prefix, suffix: '\n' }).text, 'retries: 3, timeoutMs: 2500 });');
+  });
+
   it('says nothing on a context it has never seen', () => {
     const model = trainedModel();
     assert.equal(model.suggest({ prefix: 'quux frobnicate zapp', suffix: '' }).text, '');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LEVELS, OccurrenceIndex, type Occurrence } from '../../../../src/core/completion/builtin/occurrence-index.ts';
 
-function lookup(index: OccurrenceIndex, context: number[], options: Partial<{ walk: number; enough: number; skipFrom: number; skipTo: number }> = {}): Occurrence[] {
+function lookup(index: OccurrenceIndex, context: number[], options: Partial<{ walk: number; enough: number; skipFrom: number; skipTo: number; contextKeys: number[]; loose: number[] }> = {}): Occurrence[] {
   const out: Occurrence[] = [];
   index.occurrences(context, context.length, out, { walk: 1000, enough: 1000, ...options });
   return out;
@@ -18,8 +18,8 @@ describe('OccurrenceIndex', () => {
     const found = lookup(index, [5, 1, 2, 3]).sort((a, b) => a.pos - b.pos);
     // "1 2 3" is followed at 4 (after "0": a match of 3) and at 9 (after "5": 4).
     assert.deepEqual(found, [
-      { pos: 4, match: 3 },
-      { pos: 9, match: 4 },
+      { pos: 4, match: 3, misses: 0 },
+      { pos: 9, match: 4, misses: 0 },
     ]);
     assert.deepEqual(
       lookup(index, [2, 3]).map((o) => o.pos).sort((a, b) => a - b),
@@ -33,11 +33,27 @@ describe('OccurrenceIndex', () => {
     // The whole context is followed by 7 once; only its last `short` tokens, by 8.
     const index = new OccurrenceIndex();
     index.append([...context, 7, 900, ...context.slice(long - short), 8]);
-    assert.deepEqual(lookup(index, context, { enough: 1 }), [{ pos: long, match: long }]);
+    assert.deepEqual(lookup(index, context, { enough: 1 }), [{ pos: long, match: long, misses: 0 }]);
     assert.deepEqual(lookup(index, context), [
-      { pos: long, match: long },
-      { pos: long + short + 2, match: short },
+      { pos: long, match: long, misses: 0 },
+      { pos: long + short + 2, match: short, misses: 0 },
     ]);
+  });
+
+  it('matches a loose context token as any token of its key, counting those that differ', () => {
+    // 50 and 51 are both of key 5 (two string literals, say).
+    const keyOf = (id: number) => (id >= 50 && id < 60 ? 5 : id);
+    const index = new OccurrenceIndex(4, keyOf);
+    index.append([0, 1, 50, 2, 3, 8, 1, 51, 2, 3, 9]);
+    const context = [1, 52, 2, 3];
+    const found = lookup(index, context, { contextKeys: context.map(keyOf), loose: [0, 1, 0, 0] }).sort((a, b) => a.pos - b.pos);
+    assert.deepEqual(found, [
+      { pos: 5, match: 4, misses: 1 },
+      { pos: 10, match: 4, misses: 1 },
+    ]);
+    // Not loose: only the same token matches.
+    assert.deepEqual(lookup(index, [1, 51, 2, 3], { contextKeys: [1, 5, 2, 3] }).map((o) => [o.pos, o.match]).sort(), [[10, 4], [5, 2]].sort());
+    assert.deepEqual(lookup(index, context, { contextKeys: context.map(keyOf) }).map((o) => o.match), [2, 2]);
   });
 
   it('leaves out a skipped range and killed tokens', () => {
