@@ -28,7 +28,16 @@ export interface RunningHosted {
   close(): Promise<void>;
 }
 
-export async function startHosted(config: LoomConfig, clock: Clock = systemClock): Promise<RunningHosted> {
+export interface HostedOptions {
+  /**
+   * The builtin model to serve instead of one of its own (`loom up`: the desktop app's, which
+   * learns the workspace as it is edited; one machine, one user). Without it the hosted
+   * model learns LOOM_CORPUS_DIR only.
+   */
+  builtinModel?: BuiltinModel;
+}
+
+export async function startHosted(config: LoomConfig, clock: Clock = systemClock, options: HostedOptions = {}): Promise<RunningHosted> {
   const catalog = loadCatalog(config.catalog);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
@@ -40,7 +49,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
   try {
     const identity = await createIdentity(store, { urls, providers: signInProviders(config), clock });
     // The shared builtin model learns only the operator's corpus, never what requests carry.
-    const builtinModel = new BuiltinModel();
+    const builtinModel = options.builtinModel ?? new BuiltinModel();
     const training = new AbortController();
     resources.push({ close: async () => training.abort() });
     let reportTrainingFailure = (_error: Error) => {};

@@ -37,7 +37,7 @@ export interface RunningLocal {
   /** The /events WebSocket clients: how many, and what was dropped for slow ones. */
   eventStream: EventHub;
   /** The completion engine, and the learner that keeps its builtin model in step with the workspace. */
-  completion: { engine: CompletionEngine; learner: WorkspaceLearner };
+  completion: { engine: CompletionEngine; learner: WorkspaceLearner; model: BuiltinModel };
   close(): Promise<void>;
 }
 
@@ -120,7 +120,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     webhooks: deliverer,
     events: bus,
     eventStream: events,
-    completion: { engine, learner },
+    completion: { engine, learner, model: builtinModel },
     close,
   };
 }

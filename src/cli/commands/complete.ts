@@ -8,7 +8,9 @@ import { detectLanguage } from '../../core/workspace/language.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 
-const COMPLETE_SETTINGS = ['workspace', 'modelsDir', 'catalog', 'completion.provider', 'gguf.model', 'configDir'] as const;
+/** The completion settings with flags, offered by every command that completes. */
+export const COMPLETION_SETTINGS = ['modelsDir', 'completion.provider', 'gguf.model'] as const;
+const COMPLETE_SETTINGS = ['workspace', 'catalog', 'configDir', ...COMPLETION_SETTINGS] as const;
 
 /** `loom complete FILE:LINE:COL`: a completion at a cursor, from the same engine as the servers. */
 export function completeCommand(): Command {

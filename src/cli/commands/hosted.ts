@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import { startHosted, type RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { COMPLETION_SETTINGS } from './complete.ts';
 
-export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel'] as const;
+export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel', 'corpusDir', ...COMPLETION_SETTINGS] as const;
 
 export function hostedCommand(): Command {
   const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI)');

@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { startLocal, type RunningLocal } from '../../local/server.ts';
 import { loadOrCreateSettings, rotateToken } from '../../local/settings.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { COMPLETION_SETTINGS } from './complete.ts';
 import { closeOnSignal } from './hosted.ts';
 
-export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel'] as const;
+export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel', 'catalog', ...COMPLETION_SETTINGS] as const;
 
 /** `loom serve`: the desktop application's local API for one workspace. */
 export function serveCommand(): Command {

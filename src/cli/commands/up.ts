@@ -10,9 +10,11 @@ export function upCommand(): Command {
   const command = new Command('up').description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)');
   return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (_options, self: Command) => {
     const config = configFromOptions(self);
-    const hosted = await startHosted(config);
-    const local = await startLocal(config).catch(async (error: unknown) => {
-      await hosted.close();
+    const local = await startLocal(config);
+    // One machine, one user: unless a corpus is configured, the hosted tab completion serves
+    // the desktop app's builtin model, which learns the workspace as it is edited.
+    const hosted = await startHosted(config, undefined, config.corpusDir ? {} : { builtinModel: local.completion.model }).catch(async (error: unknown) => {
+      await local.close();
       throw error;
     });
     printStarted(hosted);

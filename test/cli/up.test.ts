@@ -1,0 +1,54 @@
+// `loom up` as a user runs it, in a workspace of real code: both endpoints complete lines of a
+// workspace file from the builtin model, which the hosted API shares with the desktop app's.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { systemClock } from '../../src/core/clock.ts';
+import { createIdentity } from '../../src/core/identity/index.ts';
+import { MutableServiceUrls } from '../../src/core/urls.ts';
+import { openStore } from '../../src/store/index.ts';
+import { cleanEnv, startLoom, tempDir } from '../support/cli.ts';
+import { copyRealCode, lineCursors, scoreCompletions } from '../support/real-code.ts';
+
+describe('loom up', () => {
+  it('serves useful completions from the workspace on both endpoints', async (t) => {
+    const home = tempDir(t);
+    const workspace = path.join(home, 'ws');
+    const files = copyRealCode(workspace);
+    // The desktop app's settings: a budget of AI completions large enough for the test.
+    fs.mkdirSync(path.join(home, 'config', 'loom'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'config', 'loom', 'settings.json'), JSON.stringify({ apiToken: 'loom_up_test_token_0123456789abcdef', rateLimits: { aiComplete: 100_000 } }), { mode: 0o600 });
+    const env = cleanEnv(home, { LOOM_HOSTED_PORT: '0', LOOM_LOCAL_PORT: '0', LOOM_LOG_LEVEL: 'warn', LOOM_RATE_LIMIT: '100000' });
+    const loom = await startLoom(t, ['up', '--workspace', workspace], env);
+    const ready = () => /Token\s+(\S+)/.test(loom.stdout());
+    for (let i = 0; i < 100 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const localUrl = /Loom local API\s+(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(loom.stdout())![1]!;
+    const token = /Token\s+(\S+)/.exec(loom.stdout())![1]!;
+    assert.match(loom.stdout(), /AI completion\s+http:\/\/127\.0\.0\.1:\d+\/api\/ai\/complete\s+\(models: builtin/);
+
+    // An API key for the hosted side, made in the same data dir the server uses.
+    const store = await openStore({ dataDir: path.join(home, 'data', 'loom') });
+    t.after(() => store.close());
+    const identity = await createIdentity(store, { urls: new MutableServiceUrls(loom.url), providers: [], clock: systemClock });
+    const user = await identity.users.signIn({ provider: 'test', subject: 'ada', login: 'ada', name: 'Ada', email: 'ada@example.com', emailVerified: true });
+    const { key } = await identity.apiKeys.create(user.id, { name: 'editor', expiresInDays: 1 });
+
+    const file = files.find((f) => fs.statSync(path.join(workspace, f)).size > 6000)!;
+    const cursors = lineCursors(fs.readFileSync(path.join(workspace, file), 'utf8')).slice(0, 100);
+    const post = async (url: string, auth: string, body: object) => {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200, await res.clone().text());
+      return ((await res.json()) as { completion: string }).completion;
+    };
+    // The first pass over the workspace runs in the background; wait until it has been learned.
+    const learned = async () => (await scoreCompletions(cursors.slice(0, 30), (c) => post(`${localUrl}/api/ai/complete`, token, { prompt: c.typed, context: c.context, language: 'javascript', filePath: `probe/${file}` }))).triggered > 0.2;
+    for (let i = 0; i < 50 && !(await learned()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const local = await scoreCompletions(cursors, (c) => post(`${localUrl}/api/ai/complete`, token, { prompt: c.typed, context: c.context, language: 'javascript', filePath: file }));
+    const hosted = await scoreCompletions(cursors, (c) => post(`${loom.url}/api/v1/tab/complete`, key, { language: 'javascript', prefix: c.prefix, suffix: c.suffix, filePath: file }));
+    for (const [name, score] of Object.entries({ local, hosted })) {
+      assert.ok(score.triggered >= 0.2 && score.precision >= 0.8 && score.meanLength >= 5, `${name}: ${JSON.stringify(score)}`);
+    }
+  });
+});
