@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { TextBuffer } from '../src/core/text/index.ts';
 import { readPositive, collectGarbage } from './support.ts';
+import { seeded } from '../test/support/random.ts';
 
 const DOC_MB = readPositive('BENCH_DOC_MB', 50);
 const LOOM_OPS = Math.round(readPositive('BENCH_OPS', 2000));
@@ -44,16 +45,6 @@ interface Latencies {
 }
 
 const newLatencies = (): Latencies => ({ samples: [], pastes: [], growth: 0, cpuNanos: 0 });
-
-/** mulberry32: a fixed seed makes every run edit the same places with the same text. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seeded(42);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

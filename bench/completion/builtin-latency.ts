@@ -11,6 +11,7 @@ import { BuiltinModel, trainOnFolder } from '../../src/core/completion/builtin/i
 import { BaselineModel } from './support-baseline.ts';
 import { buildWorkspace } from './support-workspace.ts';
 import { collectGarbage, readPositive } from '../support.ts';
+import { seeded } from '../../test/support/random.ts';
 
 const WORKSPACE_MB = readPositive('BENCH_WORKSPACE_MB', 5);
 const CURSORS = Math.round(readPositive('BENCH_CURSORS', 3000));
@@ -20,16 +21,6 @@ const GOALS = { p50: 5, p99: 25 };
 
 function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-
-/** mulberry32: every run visits the same cursors. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Memory {

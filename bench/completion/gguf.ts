@@ -26,6 +26,7 @@ import type { ProviderRequest } from '../../src/core/completion/provider.ts';
 import { buildPrompt, GgufProvider, promptBudget } from '../../src/core/models/gguf.ts';
 import { tempModelDir, writeTinyGguf } from '../../test/support/tiny-gguf.ts';
 import { collectGarbage, readPositive } from '../support.ts';
+import { seeded } from '../../test/support/random.ts';
 
 const ROUNDS = Math.round(readPositive('BENCH_ROUNDS', 8));
 const TOKENS = Math.round(readPositive('BENCH_TOKENS', 16));
@@ -38,15 +39,6 @@ const CONTEXT = 4096;
 const GOAL_WARM = 2.5;
 const GOAL_OVERHEAD = 0.05;
 
-/** mulberry32, as in bench/buffer.ts: every run types the same code. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = seeded(42);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const NAMES = ['value', 'items', 'result', 'count', 'index', 'request', 'options', 'node', 'total', 'data'];

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.ts';
 import { startLocal } from '../../src/local/server.ts';
 import { collectGarbage, readPositive } from '../support.ts';
+import { seeded } from '../../test/support/random.ts';
 
 const WORKSPACE_MB = readPositive('BENCH_WORKSPACE_MB', 5);
 const REQUESTS = Math.round(readPositive('BENCH_REQUESTS', 2000));
@@ -50,15 +51,6 @@ function buildWorkspace(dir: string, megabytes: number): { files: string[]; byte
     }
   }
   return { files, bytes };
-}
-
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Cursor {

@@ -14,6 +14,7 @@ import { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
 import { FEATURE_NAMES, confidenceOf, type Calibrator } from '../../src/core/completion/builtin/calibration.ts';
 import { loadCorpus, type CorpusFile } from './support-corpus.ts';
 import { positions } from './support-metrics.ts';
+import { seeded } from '../../test/support/random.ts';
 
 export interface Sample {
   x: number[];
@@ -40,16 +41,6 @@ export function collect(model: BuiltinModel, files: CorpusFile[], pathOf: (p: st
     }
   }
   return samples;
-}
-
-/** mulberry32: the fit is the same on every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A one-hidden-layer network fitted by plain SGD on the log loss, learning rate decaying. */

@@ -5,16 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadCatalog } from '../../src/core/catalog/load.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 import { respond, startUpstream, type Upstream } from '../support/upstream.ts';
-
-/** Small deterministic PRNG (mulberry32) so that a failure can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded as random } from '../support/random.ts';
 
 const PATHS = [
   '/api/v1/health', '/api/v1/download', '/api/v1/download/ide/linux-x64', '/api/v1/download/%F0%9F%98%80/%00',

@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { seeded } from './random.ts';
 
 export interface TinyGgufOptions {
   /** Embedding width (default 64); a multiple of `nHead`, head size even. */
@@ -154,16 +155,6 @@ function writeValue(out: ByteWriter, value: MetadataValue): void {
         else out.f32(item as number);
       }
   }
-}
-
-/** mulberry32: deterministic, so a seed always writes the same model. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = [

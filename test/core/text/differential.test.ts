@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TextBuffer } from '../../../src/core/text/index.ts';
+import { seeded as random } from '../../support/random.ts';
 
 /** The naive model: one string, every answer by scanning it. */
 class StringModel {
@@ -27,16 +28,6 @@ class StringModel {
   insideCrlf(offset: number): boolean {
     return this.text[offset - 1] === '\r' && this.text[offset] === '\n';
   }
-}
-
-/** mulberry32: a seeded generator, so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const ATOMS = ['a', 'b', 'c', ' ', '\n', '\r', '\r\n', '\r\n', '😀', 'é', 'xyz'];
