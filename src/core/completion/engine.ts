@@ -4,6 +4,7 @@
 // requests at the time limit and applies the stop rules. Providers only generate text.
 import { performance } from 'node:perf_hooks';
 import { LoomError } from '../errors.ts';
+import { untilAborted } from '../abort.ts';
 import { cutPrefix, cutSuffix } from './budget.ts';
 import type { ProviderSet } from './providers.ts';
 import { stopRules, type StopRules } from './stop-rules.ts';
@@ -141,23 +142,4 @@ export class CompletionEngine {
     for (const controller of this.inFlight.values()) controller.abort(new Superseded('shutting down'));
     return this.providers.close();
   }
-}
-
-/** The provider's promise, or the signal's reason as soon as it is aborted: a stuck provider cannot hang a request. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -6,6 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { describeFetchFailure, fetchFailureCode } from '../fetch-failure.ts';
 import { PARTIAL_SUFFIX } from './library.ts';
 
 export interface DownloadProgress {
@@ -139,12 +140,12 @@ async function attemptDownload(
     if (error instanceof DownloadError) return error;
     if (!answered) {
       // Refused, an unknown host or a URL fetch will not use (no system error code): retrying at once will not help.
-      const code = ((error as { cause?: NodeJS.ErrnoException })?.cause ?? (error as NodeJS.ErrnoException))?.code;
+      const code = fetchFailureCode(error);
       const permanent = code === undefined || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
-      return new DownloadError('network', `Cannot reach ${host}: ${causeOf(error)}.`, !permanent);
+      return new DownloadError('network', `Cannot reach ${host}: ${describeFetchFailure(error)}.`, !permanent);
     }
     const of = total !== undefined ? ` of ${total}` : '';
-    return new DownloadError('network', `The connection to ${host} broke after ${done}${of} bytes: ${causeOf(error)}.`, true);
+    return new DownloadError('network', `The connection to ${host} broke after ${done}${of} bytes: ${describeFetchFailure(error)}.`, true);
   };
   let answered = false;
 
@@ -360,12 +361,4 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** The useful part of a fetch failure: undici puts the system error in `cause`. */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: unknown })?.cause ?? error;
-  const code = (cause as NodeJS.ErrnoException)?.code;
-  const message = (cause as Error)?.message ?? String(cause);
-  return code && !message.includes(code) ? `${code} ${message}` : message;
 }

@@ -18,6 +18,7 @@
 import type { Token } from 'node-llama-cpp';
 import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
 import { LoomError } from '../errors.ts';
+import { untilAborted } from '../abort.ts';
 import { generate, type GenerationCounters } from './gguf/generate.ts';
 import { disposeRuntime, listenToLlamaLogs, loadRuntime, type GgufGpu, type NodeLlamaCpp, type Runtime } from './gguf/load.ts';
 import { buildPrompt, promptBudget, type FimLayout } from './gguf/prompt.ts';
@@ -245,26 +246,4 @@ function linkSignals(request: AbortSignal, closed: AbortSignal): { signal: Abort
       closed.removeEventListener('abort', fromClosed);
     },
   };
-}
-
-/** `promise`, or the signal's reason as soon as it is aborted (the work behind it stops by itself). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -4,6 +4,7 @@
 // Both stream (SSE) so the engine's stop rule can end generation early.
 import { LoomError } from '../errors.ts';
 import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
+import { describeFetchFailure } from '../fetch-failure.ts';
 
 export interface OpenAiProviderOptions {
   /** Up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1`). */
@@ -229,7 +230,7 @@ export class OpenAiProvider implements CompletionProvider {
     }
     return new LoomError(
       'model_unavailable',
-      `The OpenAI-compatible server at ${this.shownUrl} cannot be reached: ${this.redact(causeOf(error))}`,
+      `The OpenAI-compatible server at ${this.shownUrl} cannot be reached: ${this.redact(describeFetchFailure(error))}`,
       'Check openai.baseUrl and that the server is running.',
     );
   }
@@ -378,12 +379,4 @@ function withoutCredentials(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** What went wrong on the wire: undici puts the system error (ECONNREFUSED, ENOTFOUND, …) in `cause`. */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: unknown })?.cause ?? error;
-  const code = (cause as NodeJS.ErrnoException)?.code;
-  const message = (cause as Error)?.message ?? String(cause);
-  return code && !message.includes(code) ? `${code} ${message}` : message;
 }
