@@ -10,72 +10,32 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.ts';
 import { startLocal } from '../../src/local/server.ts';
 import { collectGarbage, readPositive } from '../support.ts';
 import { seeded } from '../../test/support/random.ts';
+import { lineCursors, type LineCursor } from '../../test/support/real-code.ts';
+import { buildWorkspace, type Workspace } from './support-workspace.ts';
 
 const WORKSPACE_MB = readPositive('BENCH_WORKSPACE_MB', 5);
 const REQUESTS = Math.round(readPositive('BENCH_REQUESTS', 2000));
 const GOAL_P50_MS = 5;
 const GOAL_P99_MS = 25;
 
-const modules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules');
-/** Packages whose code is the workspace, in order, until it is large enough: real code that is not ours. */
-const SOURCES = ['node-llama-cpp/dist', 'kysely/dist/esm', 'typebox/build', 'fastify/lib', 'pg/lib', 'ioredis/built', 'commander/lib', 'yaml/dist', 'jose/dist/webapi', 'ajv/dist', 'playwright-core/lib'];
-
-function codeFiles(folder: string): string[] {
-  if (!fs.existsSync(folder)) return [];
-  return fs
-    .readdirSync(folder, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.(m?js|ts)$/.test(e.name) && !/\.d\.[cm]?ts$/.test(e.name))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
-
-/** Copies real code into a fresh folder until it holds `megabytes` MB; returns the files. */
-function buildWorkspace(dir: string, megabytes: number): { files: string[]; bytes: number } {
-  const files: string[] = [];
-  let bytes = 0;
-  for (const source of SOURCES) {
-    for (const file of codeFiles(path.join(modules, source))) {
-      if (bytes >= megabytes * 1024 * 1024) return { files, bytes };
-      const text = fs.readFileSync(file, 'utf8');
-      if (text.length > 1024 * 1024) continue;
-      const relative = path.join(source.replace(/\//g, '_'), path.relative(path.join(modules, source), file));
-      fs.mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
-      fs.writeFileSync(path.join(dir, relative), text);
-      files.push(relative.split(path.sep).join('/'));
-      bytes += Buffer.byteLength(text);
-    }
-  }
-  return { files, bytes };
-}
-
-interface Cursor {
+interface Cursor extends LineCursor {
+  /** Each cursor its own document: no type-ahead answer nor supersession between them. */
   filePath: string;
-  context: string;
-  prompt: string;
 }
 
-/** Cursors after the first token of random non-blank lines of workspace files (editing a file the model knows). */
-function cursors(root: string, files: string[], count: number): Cursor[] {
-  const random = seeded(7);
+/** Cursors after the first token of random lines of workspace files (editing a file the model knows). */
+function cursors(files: Workspace['files'], count: number, seed: number): Cursor[] {
+  const random = seeded(seed);
   const out: Cursor[] = [];
   while (out.length < count) {
-    const filePath = files[Math.floor(random() * files.length)]!;
-    const text = fs.readFileSync(path.join(root, filePath), 'utf8');
-    const lines = text.split('\n');
-    const lineNo = Math.floor(random() * lines.length);
-    const match = /^(\s*[A-Za-z_$][\w$]*|\s*\S)/.exec(lines[lineNo]!);
-    if (!match) continue;
-    const lineStart = lines.slice(0, lineNo).reduce((n, l) => n + l.length + 1, 0);
-    const cursor = lineStart + match[0].length;
-    // The file as the user has it: the rest of this line not typed yet.
-    const lineEnd = text.indexOf('\n', cursor);
-    const context = text.slice(0, cursor) + (lineEnd === -1 ? '' : text.slice(lineEnd));
-    out.push({ filePath: `${filePath}#${out.length}`, context, prompt: text.slice(lineStart, cursor) });
+    const file = files[Math.floor(random() * files.length)]!;
+    const lines = lineCursors(file.text);
+    if (lines.length === 0) continue;
+    out.push({ ...lines[Math.floor(random() * lines.length)]!, filePath: `${file.path}#${out.length}` });
   }
   return out;
 }
@@ -88,13 +48,12 @@ const summary = (samples: number[]) => {
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-ws-'));
+  const workspace = buildWorkspace(WORKSPACE_MB);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-home-'));
   try {
-    const { files, bytes } = buildWorkspace(root, WORKSPACE_MB);
-    const mb = bytes / 1024 / 1024;
-    console.log(`workspace: ${files.length} files, ${mb.toFixed(2)} MB of real code (${SOURCES.join(', ')})`);
-    const config = loadConfig({ env: { LOOM_WORKSPACE: root, LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CONFIG_DIR: path.join(home, 'config'), LOOM_LOCAL_PORT: '0', LOOM_LOG_LEVEL: 'silent' } });
+    const mb = workspace.bytes / 1024 / 1024;
+    console.log(`workspace: ${workspace.files.length} files, ${mb.toFixed(2)} MB of real code from node_modules`);
+    const config = loadConfig({ env: { LOOM_WORKSPACE: workspace.root, LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CONFIG_DIR: path.join(home, 'config'), LOOM_LOCAL_PORT: '0', LOOM_LOG_LEVEL: 'silent' } });
     collectGarbage();
     const before = process.memoryUsage();
     const started = performance.now();
@@ -109,10 +68,10 @@ async function main(): Promise<void> {
     console.log(`memory added per MB of code: heap ${perMb(after.heapUsed - before.heapUsed)}, array buffers ${perMb(after.arrayBuffers - before.arrayBuffers)}, rss ${perMb(after.rss - before.rss)}`);
     await new Promise((resolve) => setTimeout(resolve, 300)); // settings.json picked up
 
-    const sample = cursors(root, files, REQUESTS);
+    const sample = cursors(workspace.files, REQUESTS, 7);
     const headers = { authorization: `Bearer ${local.token()}`, 'content-type': 'application/json' };
     // Warm-up: JIT and caches, on cursors not measured.
-    for (const c of cursors(root, files, 200)) await local.completion.engine.complete({ prefix: c.context.slice(0, c.context.indexOf(c.prompt) + c.prompt.length), suffix: '', language: 'javascript', caller: 'warm', filePath: c.filePath });
+    for (const c of cursors(workspace.files, 200, 8)) await local.completion.engine.complete({ prefix: c.prefix, suffix: c.suffix, language: 'javascript', caller: 'warm', filePath: c.filePath });
 
     const engineMs: number[] = [];
     const httpMs: number[] = [];
@@ -121,13 +80,12 @@ async function main(): Promise<void> {
     let suggested = 0;
     for (const [i, c] of sample.entries()) {
       // Alternate the three so that drift of the machine hits each alike.
-      const cut = c.context.lastIndexOf(c.prompt) + c.prompt.length;
       let t = performance.now();
-      const direct = await local.completion.engine.complete({ prefix: c.context.slice(0, cut), suffix: c.context.slice(cut), language: 'javascript', caller: 'bench', filePath: c.filePath });
+      const direct = await local.completion.engine.complete({ prefix: c.prefix, suffix: c.suffix, language: 'javascript', caller: 'bench', filePath: c.filePath });
       engineMs.push(performance.now() - t);
       if (direct.completion) suggested++;
       t = performance.now();
-      const res = await fetch(`${local.url}/api/ai/complete`, { method: 'POST', headers, body: JSON.stringify({ prompt: c.prompt, context: c.context, language: 'javascript', filePath: `${c.filePath}/http${i}` }) });
+      const res = await fetch(`${local.url}/api/ai/complete`, { method: 'POST', headers, body: JSON.stringify({ prompt: c.typed, context: c.context, language: 'javascript', filePath: `${c.filePath}/http${i}` }) });
       const body = (await res.json()) as { latencyMs: number };
       httpMs.push(performance.now() - t);
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body)}`);
@@ -148,7 +106,7 @@ async function main(): Promise<void> {
     console.log(`ratio HTTP completion / health: p50 ${(http.p50 / health.p50).toFixed(2)}x  p99 ${(http.p99 / health.p99).toFixed(2)}x`);
     await local.close();
   } finally {
-    fs.rmSync(root, { recursive: true, force: true });
+    workspace.remove();
     fs.rmSync(home, { recursive: true, force: true });
   }
 }

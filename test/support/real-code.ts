@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { positions } from '../../bench/completion/support-metrics.ts';
 
 const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 
@@ -41,23 +42,20 @@ export interface LineCursor {
   context: string;
 }
 
-/** Cursors after the first token of each line with something after it, as the quality benchmark places them. */
+/**
+ * Cursors after the first token of each line with something after it, placed by the quality
+ * benchmark's protocol (bench/completion/support-metrics.ts).
+ */
 export function lineCursors(text: string): LineCursor[] {
-  const lines = text.split('\n');
-  const cursors: LineCursor[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    const first = /^\s*([A-Za-z_$][\w$]*|\S)/.exec(line);
-    if (first && first[0].length < line.trimEnd().length) {
-      const cursor = offset + first[0].length;
-      const rest = line.slice(first[0].length);
-      const prefix = text.slice(0, cursor);
-      const suffix = text.slice(offset + line.length);
-      cursors.push({ typed: line.slice(0, first[0].length), rest, prefix, suffix, context: prefix + suffix });
-    }
-    offset += line.length + 1;
-  }
-  return cursors;
+  return positions(text)
+    .filter((position) => position.truth.trim() !== '')
+    .map(({ cursor, prefix, suffix, truth }) => ({
+      typed: prefix.slice(prefix.lastIndexOf('\n', cursor - 1) + 1),
+      rest: truth,
+      prefix,
+      suffix,
+      context: prefix + suffix,
+    }));
 }
 
 /** How often a completer suggests, and how often what it suggests starts the true rest of the line. */

@@ -1,0 +1,12 @@
+/**
+ * mulberry32: a small seeded generator. Tests and benchmarks draw from it so that a failing
+ * seed can be replayed and every run measures the same inputs.
+ */
+export function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
