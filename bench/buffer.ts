@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { TextBuffer } from '../src/core/text/index.ts';
-import { readPositive, collectGarbage } from './support.ts';
+import { collectGarbage, percentile, readPositive } from './support.ts';
 import { seeded } from '../test/support/random.ts';
 
 const DOC_MB = readPositive('BENCH_DOC_MB', 50);
@@ -140,11 +140,6 @@ function applyAnchor(document: string, batch: Edit[], into: Latencies): string {
     record(into, edit, nowMs() - start);
   }
   return document;
-}
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
 function mean(samples: number[]): number {

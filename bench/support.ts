@@ -16,3 +16,9 @@ export const collectGarbage: () => void = (() => {
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
 })();
+
+/** The sample at `fraction` (0.5: the median, 0.99: p99) of the samples in ascending order. */
+export function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}

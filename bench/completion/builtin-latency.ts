@@ -10,7 +10,7 @@
 import { BuiltinModel, trainOnFolder } from '../../src/core/completion/builtin/index.ts';
 import { BaselineModel } from './support-baseline.ts';
 import { buildWorkspace } from './support-workspace.ts';
-import { collectGarbage, readPositive } from '../support.ts';
+import { collectGarbage, percentile, readPositive } from '../support.ts';
 import { seeded } from '../../test/support/random.ts';
 
 const WORKSPACE_MB = readPositive('BENCH_WORKSPACE_MB', 5);
@@ -41,11 +41,6 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 function held(before: Memory, after: Memory): number {
   return after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
-}
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
 function formatMs(ms: number): string {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config/load.ts';
 import { startLocal } from '../../src/local/server.ts';
-import { collectGarbage, readPositive } from '../support.ts';
+import { collectGarbage, percentile, readPositive } from '../support.ts';
 import { seeded } from '../../test/support/random.ts';
 import { lineCursors, type LineCursor } from '../../test/support/real-code.ts';
 import { buildWorkspace, type Workspace } from './support-workspace.ts';
@@ -40,11 +40,7 @@ function cursors(files: Workspace['files'], count: number, seed: number): Cursor
   return out;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
-};
+const summary = (samples: number[]) => ({ p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), mean: samples.reduce((a, b) => a + b, 0) / samples.length });
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
