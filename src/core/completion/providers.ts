@@ -43,7 +43,7 @@ export class ProviderSet {
 
   /** Names of the providers offered, the default first. */
   names(): string[] {
-    const first = this.slots.get(this.defaultKind as 'gguf')?.provider ?? this.builtin;
+    const first = this.defaultKind === 'builtin' ? this.builtin : (this.slots.get(this.defaultKind)?.provider ?? this.builtin);
     return [first, ...this.all().filter((p) => p !== first)].map((p) => p.name);
   }
 

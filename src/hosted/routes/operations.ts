@@ -12,6 +12,7 @@ import {
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
+import { clientGone } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
 import type { OperationAuth } from '../../contracts/auth.ts';
@@ -54,7 +55,7 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       onRequest: mount?.deprecated ? announceDeprecation(mount.prefix) : undefined,
       preValidation: prepare(operation, tokens, urls),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        let gone: AbortController | undefined;
+        let gone: AbortSignal | undefined;
         const context: HandlerContext = {
           version: request.apiVersion,
           client: { ip: request.ip, userAgent: request.headers['user-agent'] },
@@ -62,13 +63,7 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
           basicAuth: request.basicAuth,
           // Made on first use: most handlers never wait long enough to care.
           get signal() {
-            if (!gone) {
-              const controller = (gone = new AbortController());
-              reply.raw.once('close', () => {
-                if (!reply.raw.writableFinished) controller.abort(new Error('the client went away'));
-              });
-            }
-            return gone.signal;
+            return (gone ??= clientGone(reply));
           },
         };
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);

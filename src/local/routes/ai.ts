@@ -6,6 +6,7 @@ import { LanguageId } from '../../contracts/schemas.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
 import { cursorFromPrompt, type PromptMode } from '../../core/completion/prompt-rule.ts';
 import type { EventBus } from '../../core/events/bus.ts';
+import { clientGone } from '../../http/client-gone.ts';
 
 const AiCompleteRequest = Type.Object(
   {
@@ -38,10 +39,6 @@ export function registerAiRoutes(app: FastifyInstance, engine: CompletionEngine,
     const body = request.body;
     const provider = engine.providers.select(body.model);
     const cursor = cursorFromPrompt({ prompt: body.prompt, context: body.context ?? '', mode: body.mode ?? 'auto', chat: provider.capabilities.chat });
-    const gone = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort(new Error('the client went away'));
-    });
     const result = await engine.complete({
       ...cursor,
       language: body.language,
@@ -49,7 +46,7 @@ export function registerAiRoutes(app: FastifyInstance, engine: CompletionEngine,
       model: provider.name,
       maxTokens: body.maxTokens,
       caller: DESKTOP_CALLER,
-      signal: gone.signal,
+      signal: clientGone(reply),
     });
     await bus.emit('ai:complete', {
       language: body.language,
