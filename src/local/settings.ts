@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { CompletionConfig } from '../config/load.ts';
+import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
 import { writeFileAtomically } from '../core/files/write-atomically.ts';
 
@@ -20,20 +22,23 @@ const WebhookEntry = Type.Object(
   { additionalProperties: false },
 );
 
-/** Overrides of the completion settings (docs/configuration.md); each applies without a restart. */
-const CompletionSettings = Type.Object(
+/**
+ * Overrides of the completion settings (docs/configuration.md); each applies without a restart.
+ * What each key accepts comes from the config schema.
+ */
+const CompletionSettingsSchema = Type.Object(
   {
-    provider: Type.Optional(Type.Union([Type.Literal('builtin'), Type.Literal('gguf'), Type.Literal('openai')])),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
-    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
-    prefixChars: Type.Optional(Type.Integer({ minimum: 64, maximum: 1_000_000 })),
-    suffixChars: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    provider: Type.Optional(settingSchema('completion.provider')),
+    timeoutMs: Type.Optional(settingSchema('completion.timeoutMs')),
+    maxTokens: Type.Optional(settingSchema('completion.maxTokens')),
+    prefixChars: Type.Optional(settingSchema('completion.prefixChars')),
+    suffixChars: Type.Optional(settingSchema('completion.suffixChars')),
     gguf: Type.Optional(
       Type.Object(
         {
-          model: Type.String({ minLength: 1, maxLength: 4096 }),
-          gpu: Type.Optional(Type.Union(['auto', 'off', 'cuda', 'vulkan', 'metal'].map((v) => Type.Literal(v)))),
-          contextSize: Type.Optional(Type.Integer({ minimum: 256, maximum: 131_072 })),
+          model: settingSchema('gguf.model', { minLength: 1, maxLength: 4096 }),
+          gpu: Type.Optional(settingSchema('gguf.gpu')),
+          contextSize: Type.Optional(settingSchema('gguf.contextSize')),
         },
         { additionalProperties: false },
       ),
@@ -41,10 +46,10 @@ const CompletionSettings = Type.Object(
     openai: Type.Optional(
       Type.Object(
         {
-          baseUrl: Type.String({ pattern: '^https?://', maxLength: 2048 }),
-          apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
-          model: Type.String({ minLength: 1, maxLength: 200 }),
-          fim: Type.Optional(Type.Union(['auto', 'on', 'off'].map((v) => Type.Literal(v)))),
+          baseUrl: settingSchema('openai.baseUrl', { maxLength: 2048 }),
+          apiKey: Type.Optional(settingSchema('openai.apiKey', { maxLength: 4096 })),
+          model: settingSchema('openai.model', { minLength: 1, maxLength: 200 }),
+          fim: Type.Optional(settingSchema('openai.fim')),
         },
         { additionalProperties: false },
       ),
@@ -52,6 +57,15 @@ const CompletionSettings = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The shape CompletionSettingsSchema checks, in the config's own types. */
+type Scalars = Pick<CompletionConfig, 'provider' | 'timeoutMs' | 'maxTokens' | 'prefixChars' | 'suffixChars'>;
+type GgufSettings = NonNullable<CompletionConfig['gguf']>;
+type OpenAiSettings = NonNullable<CompletionConfig['openai']>;
+export type CompletionSettings = Partial<Scalars> & {
+  gguf?: Pick<GgufSettings, 'model'> & Partial<GgufSettings>;
+  openai?: Pick<OpenAiSettings, 'baseUrl' | 'model'> & Partial<OpenAiSettings>;
+};
 
 const LocalSettingsSchema = Type.Object(
   {
@@ -66,15 +80,14 @@ const LocalSettingsSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    completion: Type.Optional(CompletionSettings),
+    completion: Type.Optional(CompletionSettingsSchema),
   },
   // Unknown keys are kept (a newer Loom may have written them) but not used.
   { additionalProperties: true },
 );
 
-export type LocalSettings = Static<typeof LocalSettingsSchema>;
+export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion'> & { completion?: CompletionSettings };
 export type WebhookSettings = Static<typeof WebhookEntry>;
-export type CompletionSettings = Static<typeof CompletionSettings>;
 
 const checkSettings = Compile(LocalSettingsSchema);
 
