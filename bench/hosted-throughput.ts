@@ -1,18 +1,24 @@
 // Throughput of the real hosted app (GET /api/v1/health and /api/v1/models) as a ratio to an
-// anchor: a bare Fastify app serving the same JSON. Both run in this process and are measured
+// anchor: a bare Fastify app serving the same JSON. Both run in one process and are measured
 // in alternating slices, so the ratio holds across machines where the absolute req/s do not.
+// Loom is measured twice, each time in a process of its own: at its default log level (the
+// access log written as in production, to /dev/null instead of stdout), then silent.
 //
 //   npm run bench:hosted          BENCH_DURATION: measured seconds per side and endpoint (default 10)
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { loadConfig, type LoomConfig } from '../src/config/load.ts';
 import { LOOM_VERSION } from '../src/config/version.ts';
 import { loadCatalog } from '../src/core/catalog/load.ts';
+import { ModelLibrary } from '../src/core/models/library.ts';
 import { startHosted } from '../src/hosted/server.ts';
+import { AsyncLogDestination } from '../src/http/log-destination.ts';
 import { readPositive } from './support.ts';
 
 const DURATION_SECONDS = readPositive('BENCH_DURATION', 10);
@@ -23,6 +29,8 @@ const PAIRS = Math.max(1, Math.round(DURATION_SECONDS / SLICE_SECONDS));
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 50;
 const GOAL = 0.8;
+/** Set in the child processes: the log level their Loom runs at. */
+const LEVEL_VARIABLE = 'HOSTED_BENCH_LOG_LEVEL';
 
 const ENDPOINTS = ['/api/v1/health', '/api/v1/models'] as const;
 type Endpoint = (typeof ENDPOINTS)[number];
@@ -65,19 +73,24 @@ function benchConfig(dir: string): LoomConfig {
     dataDir: dir,
     hosted: { host: '127.0.0.1', port: 0 },
     rateLimit: { ...defaults.rateLimit, max: 1_000_000_000 },
-    logLevel: 'silent',
   };
 }
 
-/** The real `loom hosted`, through its own composition root: SQLite store, catalog, services. */
+/**
+ * The real `loom hosted`, through its own composition root: SQLite store, catalog, services,
+ * and the production log (asynchronous JSON lines) written to /dev/null rather than stdout.
+ */
 async function startLoom(config: LoomConfig): Promise<Server> {
-  const hosted = await startHosted(config);
+  const hosted = await startHosted(config, undefined, { logDestination: new AsyncLogDestination('/dev/null') });
   return { url: hosted.url, close: () => hosted.close() };
 }
 
-/** The anchor: plain Fastify, one route per endpoint, the same bodies, nothing else. */
+/**
+ * The anchor: plain Fastify, one route per endpoint, the same bodies from the same domain code
+ * (the models listing looks for each model's file, as Loom's does), nothing else.
+ */
 async function startBare(config: LoomConfig): Promise<Server> {
-  const catalog = loadCatalog(config.catalog);
+  const library = new ModelLibrary(loadCatalog(config.catalog), config.modelsDir);
   const startedAt = Date.now();
   const app = Fastify();
   app.get('/api/v1/health', async () => ({
@@ -85,7 +98,7 @@ async function startBare(config: LoomConfig): Promise<Server> {
     version: LOOM_VERSION,
     uptime: Math.round(Date.now() - startedAt) / 1000,
   }));
-  app.get('/api/v1/models', async () => ({ models: catalog.models }));
+  app.get('/api/v1/models', async () => ({ models: library.listing() }));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, close: () => app.close() };
 }
@@ -185,38 +198,41 @@ function formatCpu(pairs: Pair[]): string {
  * Prints the summary of one endpoint; returns whether its run was clean. The ratio is the
  * median of the per-pair ratios, which cancels drift that the medians of req/s keep.
  */
-function report({ endpoint, pairs, warmupFailures }: Comparison): boolean {
+function report({ endpoint, pairs, warmupFailures }: Comparison, logLevel: string, goalApplies: boolean): boolean {
   const loomRps = median(pairs.map((p) => p.loom.rps));
   const bareRps = median(pairs.map((p) => p.bare.rps));
   const ratio = median(pairs.map((p) => p.loom.rps / p.bare.rps));
   const failures = pairs.reduce((sum, p) => sum + p.loom.failures + p.bare.failures, warmupFailures);
   const name = endpoint.slice('/api/v1/'.length);
+  const goal = goalApplies ? ` (goal >= ${GOAL}${ratio < GOAL ? ', MISSED' : ''})` : ' (no goal: not the default)';
   console.log(
-    `${name}: loom ${formatRps(loomRps)} req/s, bare ${formatRps(bareRps)} req/s, ` +
-      `ratio ${ratio.toFixed(3)} (goal >= ${GOAL}${ratio < GOAL ? ', MISSED' : ''}), non-2xx/errors ${failures}` +
+    `${name}, log level ${logLevel}: loom ${formatRps(loomRps)} req/s, bare ${formatRps(bareRps)} req/s, ` +
+      `ratio ${ratio.toFixed(3)}${goal}, non-2xx/errors ${failures}` +
       formatCpu(pairs),
   );
   return failures === 0;
 }
 
-async function main(): Promise<void> {
+/** Measures Loom at one log level against the anchor, in this process. */
+async function measureAt(logLevel: string): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
   const config = benchConfig(dir);
+  const defaultLevel = config.logLevel;
   const servers: Server[] = [];
   try {
-    const loom = await startLoom(config);
+    const loom = await startLoom({ ...config, logLevel });
     servers.push(loom);
     const bare = await startBare(config);
     servers.push(bare);
     console.log(
-      `hosted-throughput: ${CONNECTIONS} connections, pipelining 1, ${PAIRS} x ${SLICE_SECONDS} s slices per side, ` +
+      `hosted-throughput, log level ${logLevel}: ${CONNECTIONS} connections, pipelining 1, ${PAIRS} x ${SLICE_SECONDS} s slices per side, ` +
         `${os.availableParallelism()} cores, node ${process.version}`,
     );
     for (const endpoint of ENDPOINTS) await checkEquivalent(endpoint, loom, bare);
     const comparisons: Comparison[] = [];
     for (const endpoint of ENDPOINTS) comparisons.push(await compare(endpoint, loom, bare));
     console.log('');
-    const clean = comparisons.map(report).every(Boolean);
+    const clean = comparisons.map((comparison) => report(comparison, logLevel, logLevel === defaultLevel)).every(Boolean);
     if (!clean) {
       console.error('FAILED: some requests were answered outside 2xx or failed; the figures are void.');
       process.exitCode = 1;
@@ -224,6 +240,27 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(servers.map((server) => server.close()));
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each log level in a process of its own: in one process, servers with and without a logger
+ * would share Fastify's compiled code and slow each other down.
+ */
+async function main(): Promise<void> {
+  const level = process.env[LEVEL_VARIABLE];
+  if (level !== undefined) return measureAt(level);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
+  const defaultLevel = benchConfig(dir).logLevel;
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const logLevel of [defaultLevel, 'silent']) {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, [LEVEL_VARIABLE]: logLevel },
+      stdio: 'inherit',
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) process.exitCode = 1;
+    console.log('');
   }
 }
 

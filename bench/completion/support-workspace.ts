@@ -6,33 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readable, sourceFiles } from '../support.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const NODE_MODULES = path.resolve(here, '../../node_modules');
-const SOURCE = /\.(?:[cm]?js|ts)$/;
-const NOT_SOURCE = /\.d\.[cm]?ts$|\.min\.js$/;
-
-function* sourceFiles(folder: string): Generator<string> {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const full = path.join(folder, entry.name);
-    if (entry.isDirectory() && !entry.name.startsWith('.')) yield* sourceFiles(full);
-    else if (entry.isFile() && SOURCE.test(entry.name) && !NOT_SOURCE.test(entry.name)) yield full;
-  }
-}
-
-/** Hand-written looking code: not empty, not huge, not minified (short lines). */
-function readable(text: string): boolean {
-  if (text.length < 512 || text.length > 256 * 1024) return false;
-  const lines = text.split('\n').length;
-  return text.length / lines < 100;
-}
 
 export interface Workspace {
   root: string;

@@ -1,5 +1,7 @@
 // Failures a command reports to its user: one `loom: …` line on stderr and an exit code,
 // never a stack trace. 1 = the operation failed; 2 = invalid settings or usage.
+import { printProblem } from './output.ts';
+
 export class CliError extends Error {
   override name = 'CliError';
   constructor(
@@ -20,7 +22,7 @@ export function cliAction<A extends unknown[]>(action: (...args: A) => Promise<v
       await action(...args);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      process.stderr.write(`loom: ${error.message}\n`);
+      printProblem(error.message);
       process.exitCode = error.exitCode;
     }
   };

@@ -11,6 +11,7 @@ import { hostedCommand } from './commands/hosted.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
+import { printProblem } from './output.ts';
 
 export function buildProgram(): Command {
   return new Command('loom')
@@ -34,16 +35,16 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
     if (error instanceof ConfigError || error instanceof CatalogError || error instanceof SettingsError) {
-      process.stderr.write(`loom: ${error.message}\n`);
+      printProblem(error.message);
       process.exit(2);
     }
     if (error instanceof LoomError) {
-      process.stderr.write(`loom: ${error.message}${error.hint ? ` ${error.hint}` : ''}\n`);
+      printProblem(`${error.message}${error.hint ? ` ${error.hint}` : ''}`);
       process.exit(1);
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED' || code === 'ENOTFOUND') {
-      process.stderr.write(`loom: ${(error as Error).message}\n`);
+      printProblem((error as Error).message);
       process.exit(1);
     }
     throw error;

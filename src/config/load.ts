@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
 import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
 
@@ -28,12 +29,26 @@ export interface LoomConfig {
   catalog?: string;
   upstream: { timeoutMs: number; cacheSeconds: number };
   bodyLimit: number;
+  /** Timeouts and the per-client connection cap of both servers. */
+  http: ConnectionLimits;
   logLevel: string;
   /** Where model files are installed and looked up by catalog name. */
   modelsDir: string;
   /** Code the hosted builtin model is trained on at start. */
   corpusDir?: string;
   completion: CompletionConfig;
+}
+
+/** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
+export interface ConnectionLimits {
+  /** Time to receive a request's line and headers (on a new connection, from the moment it opens). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included; answering it may take longer. */
+  requestTimeoutMs: number;
+  /** Time a keep-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Connections one client address may hold at once. */
+  maxConnectionsPerClient: number;
 }
 
 /** How completions are produced; the desktop app's settings.json may override `completion.*`. */
@@ -113,6 +128,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     catalog: get<string | undefined>('catalog') && path.resolve(get<string>('catalog')),
     upstream: { timeoutMs: get('upstream.timeoutMs'), cacheSeconds: get('upstream.cacheSeconds') },
     bodyLimit: get('bodyLimit'),
+    http: httpConfig(get),
     logLevel: get('logLevel'),
     modelsDir: path.resolve(get<string | undefined>('modelsDir') ?? path.join(dataDir, 'models')),
     corpusDir: get<string | undefined>('corpusDir') && path.resolve(get<string>('corpusDir')),
@@ -140,6 +156,28 @@ function completionConfig(get: <T>(key: SettingKey) => T): CompletionConfig {
         ? { baseUrl: stripTrailingSlash(openaiUrl), apiKey: get('openai.apiKey'), model: openaiModel, fim: get('openai.fim') }
         : undefined,
   };
+}
+
+/** The connection limits the config schema defaults to (for apps built without a loaded config). */
+export function defaultConnectionLimits(): ConnectionLimits {
+  const fallback = (key: SettingKey) => Number((SETTINGS as readonly SettingSpec[]).find((spec) => spec.key === key)!.default);
+  return httpConfig(fallback as <T>(key: SettingKey) => T);
+}
+
+function httpConfig(get: <T>(key: SettingKey) => T): ConnectionLimits {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: get('http.headersTimeoutMs'),
+    requestTimeoutMs: get('http.requestTimeoutMs'),
+    keepAliveTimeoutMs: get('http.keepAliveTimeoutMs'),
+    maxConnectionsPerClient: get('http.maxConnectionsPerClient'),
+  };
+  // The headers are part of the request: a longer wait for them could never be used.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `http.headersTimeoutMs (${limits.headersTimeoutMs}) is longer than http.requestTimeoutMs (${limits.requestTimeoutMs}); the headers are part of the request.`,
+    );
+  }
+  return limits;
 }
 
 function codehostConfig(get: <T>(key: SettingKey) => T): LoomConfig['codehost'] {
@@ -172,7 +210,7 @@ function readConfigFile(explicit: string | undefined, env: Env): { file?: string
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`config file ${candidate} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`config file ${candidate} is ${jsonSyntaxProblem(error, text)}`);
   }
   const values = new Map<string, Raw>();
   flatten(parsed, '', values, candidate);

@@ -305,6 +305,38 @@ export const SETTINGS = [
     description: 'Largest request body accepted, in bytes; larger ones get 413 payload_too_large.',
   },
   {
+    key: 'http.headersTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    env: ['LOOM_HEADERS_TIMEOUT_MS'],
+    default: 15_000,
+    description:
+      'Both servers: time a client has to send a request line and its headers (on a new connection, counted from the moment it opens). Past it the client gets 408 request_timeout and the connection is closed.',
+  },
+  {
+    key: 'http.requestTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 3_600_000 },
+    env: ['LOOM_REQUEST_TIMEOUT_MS'],
+    default: 30_000,
+    description:
+      'Both servers: time a client has to send a whole request, body included; at least `http.headersTimeoutMs`. It bounds receiving the request, not answering it: a git push through the local API may take two minutes to answer.',
+  },
+  {
+    key: 'http.keepAliveTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    env: ['LOOM_KEEP_ALIVE_TIMEOUT_MS'],
+    default: 72_000,
+    description:
+      "Both servers: how long a keep-alive connection may sit idle between requests. Behind a load balancer, keep it longer than the balancer's own idle timeout (often 60 s), so that Loom never closes a connection the balancer is about to reuse.",
+  },
+  {
+    key: 'http.maxConnectionsPerClient',
+    kind: { type: 'integer', min: 1, max: 1_000_000 },
+    env: ['LOOM_MAX_CONNECTIONS_PER_CLIENT'],
+    default: 128,
+    description:
+      "Both servers: connections one client address may hold at once. Over it, that client's oldest idle connection is closed; when all of them are busy, the new one gets 429 too_many_connections. Connections from trusted proxies (`trustProxy`) are not capped: cap clients at the proxy.",
+  },
+  {
     key: 'logLevel',
     kind: { type: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     flag: '--log-level',

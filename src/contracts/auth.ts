@@ -89,3 +89,13 @@ export const CodeHostAuthQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 2000, description: 'web only: a path on this server to return to after sign-in.' })),
 });
 export type CodeHostAuthQuery = Static<typeof CodeHostAuthQuery>;
+
+/**
+ * What startCodeHostAuth and startOidcAuth hand to the route: where to redirect, and the
+ * cookies to set with the redirect (a web sign-in's browser binding, docs/auth.md).
+ */
+export const SignInRedirect = Type.Object({
+  location: Type.String(),
+  setCookies: Type.Optional(Type.Array(Type.String(), { description: 'Set-Cookie values sent with the redirect.' })),
+});
+export type SignInRedirect = Static<typeof SignInRedirect>;

@@ -1,7 +1,7 @@
 // The operation table: every hosted operation, declared once. Routes, validation, OpenAPI,
 // llms.txt, sitemap.xml (and later MCP tools and the CLI client) are all derived from it.
 import { Type, type Static, type TSchema } from 'typebox';
-import { CodeHostAuthQuery, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
+import { CodeHostAuthQuery, SignInRedirect, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ApiVersion } from './versioning.ts';
 import { StringEnum } from './schema-helpers.ts';
@@ -163,7 +163,7 @@ export const startCodeHostAuth = defineOperation({
   versions: ['v1'],
   auth: { anonymous: true },
   request: { query: CodeHostAuthQuery },
-  success: { status: 302, description: "Redirect to the code host's authorize page.", schema: Type.Object({ location: Type.String() }) },
+  success: { status: 302, description: "Redirect to the code host's authorize page.", schema: SignInRedirect },
   errors: ['validation_error', 'invalid_scope', 'not_found', 'unsupported_version'],
 });
 
@@ -178,7 +178,7 @@ export const startOidcAuth = defineOperation({
   versions: ['v1'],
   auth: { anonymous: true },
   request: { query: CodeHostAuthQuery },
-  success: { status: 302, description: "Redirect to the provider's authorize page.", schema: Type.Object({ location: Type.String() }) },
+  success: { status: 302, description: "Redirect to the provider's authorize page.", schema: SignInRedirect },
   errors: ['validation_error', 'invalid_scope', 'not_found', 'upstream_unavailable', 'unsupported_version'],
 });
 

@@ -3,15 +3,19 @@
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { TrustProxy } from '../config/load.ts';
+import type { ConnectionLimits, TrustProxy } from '../config/load.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ServiceUrls } from '../core/urls.ts';
 import { createHandlers, type HandlerServices } from './handlers/index.ts';
 import { registerOAuthRoutes } from './oauth/routes.ts';
-import { onClientError } from '../http/client-errors.ts';
-import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.ts';
-import { registerRateLimit } from './plugins/rate-limit/index.ts';
+import { guardConnections, timeoutOptions } from '../http/connections.ts';
+import { registerRequestFraming } from '../http/request-framing.ts';
+import { trustedProxy } from '../http/trusted-proxies.ts';
+import { serverLogOptions, type LogDestination } from '../http/server-log.ts';
 import { registerValidation } from '../http/validation.ts';
+import { registerDeprecation } from './plugins/deprecation.ts';
+import { hostedFrameworkErrors, registerErrorHandling } from './plugins/errors.ts';
+import { registerRateLimit } from './plugins/rate-limit/index.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 import { registerDashboard } from './web/dashboard.ts';
@@ -23,7 +27,11 @@ export interface HostedAppOptions {
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: TrustProxy;
   bodyLimit: number;
+  /** Timeouts and the per-client connection cap. */
+  http: ConnectionLimits;
   logLevel: string;
+  /** Where log lines go; stdout by default (tests read them from here). */
+  logDestination?: LogDestination;
   clock: Clock;
   redis?: Redis;
   /** Prefix of rate limit keys in Redis (tests isolate themselves with it). */
@@ -31,26 +39,34 @@ export interface HostedAppOptions {
 }
 
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
-  const frameworkErrors = frameworkErrorHandler();
+  const errors = hostedFrameworkErrors();
   const app = Fastify({
-    // Silent means no logger at all: a pino child logger per request costs time even when it writes nothing.
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    ...serverLogOptions({ level: options.logLevel, destination: options.logDestination }),
     // A hop count is valid at run time (proxy-addr), though Fastify's types omit it.
     trustProxy: options.trustProxy as boolean | string[],
     bodyLimit: options.bodyLimit,
     // Path segments longer than this are 414; below it, schemas decide (e.g. asset keys ≤ 100).
     routerOptions: { maxParamLength: 200 },
-    frameworkErrors,
-    clientErrorHandler: onClientError,
+    ...timeoutOptions(options.http),
+    frameworkErrors: errors.frameworkErrors,
+    clientErrorHandler: errors.raw.clientError,
     // The 'proto' and 'constructor' keys of a JSON body are rejected, not merged into objects.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: false,
   });
 
+  const trusted = trustedProxy(options.trustProxy);
+  // Behind a proxy every client arrives from its address: capping clients is the proxy's job.
+  guardConnections(app.server, { limits: options.http, raw: errors.raw, exempt: trusted });
+
   registerValidation(app);
-  const limiter = registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix });
-  frameworkErrors.bind(limiter);
+  // Hooks run in the order they are added: deprecation headers first, so that every answer
+  // under /api carries them; then the rate limit, so that every answer counts.
+  registerDeprecation(app);
+  const limiter = registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix, trustedProxy: trusted });
+  errors.bind(limiter);
+  registerRequestFraming(app);
   registerErrorHandling(app);
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 

@@ -14,6 +14,7 @@ import { OidcProvider } from '../core/identity/oidc.ts';
 import { ModelLibrary } from '../core/models/library.ts';
 import { ReleaseChecker } from '../core/releases/release-checker.ts';
 import { MutableServiceUrls } from '../core/urls.ts';
+import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { buildHostedApp } from './app.ts';
 
@@ -35,6 +36,8 @@ export interface HostedOptions {
    * model learns LOOM_CORPUS_DIR only.
    */
   builtinModel?: BuiltinModel;
+  /** Where the server's log lines go (tests read them); stdout by default. */
+  logDestination?: LogDestination;
 }
 
 export async function startHosted(config: LoomConfig, clock: Clock = systemClock, options: HostedOptions = {}): Promise<RunningHosted> {
@@ -66,6 +69,8 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       () => config.completion,
     );
     resources.push(completion);
+    // Resources close in reverse order: this runs after the app's close, so its last lines are written.
+    resources.push({ close: () => flushLog(options.logDestination) });
     const app = await buildHostedApp({
       services: {
         catalog,
@@ -81,11 +86,15 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       rateLimit: config.rateLimit,
       trustProxy: config.trustProxy,
       bodyLimit: config.bodyLimit,
+      http: config.http,
       logLevel: config.logLevel,
+      logDestination: options.logDestination,
       clock,
       redis,
     });
     resources.push(app);
+    // Found when the store was opened, before there was a log to tell.
+    for (const warning of store.warnings) app.log.warn(warning);
     reportTrainingFailure = (error) => {
       if (!training.signal.aborted) app.log.warn({ corpusDir: config.corpusDir, error: error.message }, 'training on the corpus stopped');
     };

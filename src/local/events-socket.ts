@@ -1,14 +1,22 @@
 // The event WebSocket (/events). Each event is serialised once and written to every client
 // (batched per turn of the event loop);
 // a client that reads too slowly has events dropped while its send buffer is full (it sees the
-// gap in `seq`), so it can neither slow the editor nor grow memory without bound.
+// gap in `seq`), so it can neither slow the editor nor grow memory without bound. A client is
+// tied to the token that let it in: when the token is rotated, it is closed.
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventBus, LoomEvent } from '../core/events/bus.ts';
+import { LoomError } from '../core/errors.ts';
 
 /** Bytes a client may have waiting in its send buffer before its events are dropped. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * How a client opened with a token that was since rotated is closed: a private-use close code
+ * mirroring HTTP 401, and a reason that says what to do.
+ */
+export const TOKEN_ROTATED_CLOSE = { code: 4401, reason: 'TOKEN_ROTATED: the API token changed; reconnect with the new one' } as const;
 
 export interface EventHub {
   clients(): number;
@@ -16,6 +24,8 @@ export interface EventHub {
   dropped(): number;
   /** The largest send buffer of any client right now, in bytes. */
   maxBuffered(): number;
+  /** Closes every client let in by another token than the one with this fingerprint. */
+  revokeExcept(grantedBy: string): void;
   close(): void;
 }
 
@@ -25,8 +35,13 @@ function rawSocket(socket: WebSocket): Socket | undefined {
   return raw && typeof raw.cork === 'function' ? raw : undefined;
 }
 
-export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string): EventHub {
-  const clients = new Set<WebSocket>();
+/**
+ * `currentGrant` is the fingerprint of the token in force (guard.ts `grantedBy`): a socket let in
+ * by a token that was rotated while its handshake completed is closed at once.
+ */
+export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string, currentGrant: () => string): EventHub {
+  /** Each client, with the fingerprint of the token that let it in. */
+  const clients = new Map<WebSocket, string | undefined>();
   let dropped = 0;
   // Frames written in one turn of the event loop leave in one system call per client: each
   // socket is corked at its first frame and uncorked once the turn is over.
@@ -38,7 +53,7 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
   const broadcast = (event: LoomEvent) => {
     if (clients.size === 0) return;
     const message = JSON.stringify(event);
-    for (const socket of clients) {
+    for (const socket of clients.keys()) {
       if (socket.readyState !== socket.OPEN) continue;
       if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
         dropped += 1;
@@ -55,22 +70,45 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
   };
   const unsubscribe = bus.subscribe(broadcast);
 
-  app.get('/events', { websocket: true }, (socket) => {
-    clients.add(socket);
-    socket.on('close', () => clients.delete(socket));
-    socket.on('error', () => clients.delete(socket));
-    // The stream is one-way; what clients send is ignored (pings are answered by ws itself).
-    socket.on('message', () => {});
-    socket.send(JSON.stringify({ type: 'hello', seq: bus.lastSeq, version }));
+  app.route({
+    method: 'GET',
+    url: '/events',
+    // A browser page opens it with a ticket; it is the one route that takes an upgrade.
+    config: { access: 'ticket', websocket: true },
+    wsHandler: (socket, request) => {
+      if (request.grantedBy !== currentGrant()) {
+        socket.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
+        return;
+      }
+      clients.set(socket, request.grantedBy);
+      socket.on('close', () => clients.delete(socket));
+      socket.on('error', () => clients.delete(socket));
+      // The stream is one-way; what clients send is ignored (pings are answered by ws itself).
+      socket.on('message', () => {});
+      socket.send(JSON.stringify({ type: 'hello', seq: bus.lastSeq, version }));
+    },
+    // The same path without an upgrade.
+    handler: async (_request, reply) => {
+      reply.header('upgrade', 'websocket');
+      throw new LoomError('upgrade_required', '/events is a WebSocket: connect with Upgrade: websocket.', 'See "Events" in docs/local-api.md.');
+    },
   });
 
   return {
     clients: () => clients.size,
     dropped: () => dropped,
-    maxBuffered: () => Math.max(0, ...[...clients].map((socket) => socket.bufferedAmount)),
+    maxBuffered: () => Math.max(0, ...[...clients.keys()].map((socket) => socket.bufferedAmount)),
+    revokeExcept(grantedBy) {
+      for (const [socket, granted] of clients) {
+        if (granted === grantedBy) continue;
+        // No event reaches it from now on, whether or not it answers the close.
+        clients.delete(socket);
+        socket.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
+      }
+    },
     close() {
       unsubscribe();
-      for (const socket of clients) socket.close(1001, 'server shutting down');
+      for (const socket of clients.keys()) socket.close(1001, 'server shutting down');
     },
   };
 }

@@ -15,8 +15,9 @@ import { GitWorkspace } from '../core/git/index.ts';
 import { Documents } from '../core/workspace/documents.ts';
 import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
+import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore } from '../store/index.ts';
-import { buildLocalApp } from './app.ts';
+import { buildLocalApp, type LocalRoute } from './app.ts';
 import { effectiveCompletion } from './completion-settings.ts';
 import type { EventHub } from './events-socket.ts';
 import { DEFAULT_LOCAL_LIMITS } from './rate-limit.ts';
@@ -38,10 +39,21 @@ export interface RunningLocal {
   eventStream: EventHub;
   /** The completion engine, and the learner that keeps its builtin model in step with the workspace. */
   completion: { engine: CompletionEngine; learner: WorkspaceLearner; model: BuiltinModel };
+  /** Sockets open on the server right now: HTTP connections, WebSockets and upgrades being decided. */
+  openConnections(): Promise<number>;
+  /** settings.json as in force, and what was wrong with the file when it was last read. */
+  settings: LiveSettings;
+  /** Every route registered (HEAD and WebSocket routes included), with its request schemas. */
+  routes: readonly LocalRoute[];
   close(): Promise<void>;
 }
 
-export async function startLocal(config: LoomConfig, clock: Clock = systemClock): Promise<RunningLocal> {
+export interface LocalOptions {
+  /** Where the server's log lines go (tests read them); stdout by default. */
+  logDestination?: LogDestination;
+}
+
+export async function startLocal(config: LoomConfig, clock: Clock = systemClock, options: LocalOptions = {}): Promise<RunningLocal> {
   if (!fs.existsSync(config.local.workspace) || !fs.statSync(config.local.workspace).isDirectory()) {
     throw new LoomError('validation_error', `The workspace ${config.local.workspace} is not a folder.`);
   }
@@ -72,16 +84,19 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
   );
   settings.onChange(() => engine.providers.configure(completionConfig()));
   let port = config.local.port;
-  const { app, events } = await buildLocalApp({
+  const { app, events, routes } = await buildLocalApp({
     version: LOOM_VERSION,
     clock,
     startedAt: clock.now(),
     bus,
     documents,
     token: () => settings.current.apiToken,
+    onSettingsChange: (listener) => void settings.onChange(listener),
     limits: () => ({ ...DEFAULT_LOCAL_LIMITS, ...settings.current.rateLimits }),
+    http: config.http,
     port: () => port,
     logLevel: config.logLevel,
+    logDestination: options.logDestination,
     extraRoutes: (app) => {
       registerGitRoutes(app, new GitWorkspace({ root: paths.root }), bus);
       registerWebhookRoutes(app, outbox);
@@ -89,6 +104,8 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     },
   });
   log = (problems) => app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
+  // Found when settings and store were opened, before there was a log to tell.
+  for (const warning of [...settings.warnings, ...store.warnings]) app.log.warn(warning);
   settings.watch();
   const close = async () => {
     settings.close();
@@ -99,6 +116,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     // restart, so shutting down need not wait for it.
     await Promise.race([deliverer.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     await app.close();
+    await flushLog(options.logDestination);
     await store.close();
   };
   try {
@@ -121,6 +139,9 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock)
     events: bus,
     eventStream: events,
     completion: { engine, learner, model: builtinModel },
+    openConnections: () => new Promise((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+    settings,
+    routes,
     close,
   };
 }

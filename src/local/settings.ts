@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { jsonSyntaxProblem } from '../config/json-syntax.ts';
 import type { CompletionConfig } from '../config/load.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
+import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
 import { writeFileAtomically } from '../core/files/write-atomically.ts';
 
 export const SETTINGS_FILE = 'settings.json';
@@ -101,7 +103,7 @@ export function parseSettings(text: string): { settings?: LocalSettings; problem
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { problems: [`not valid JSON: ${(error as Error).message}`] };
+    return { problems: [jsonSyntaxProblem(error, text)] };
   }
   if (!checkSettings.Check(data)) {
     return { problems: [...checkSettings.Errors(data)].slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`) };
@@ -109,20 +111,28 @@ export function parseSettings(text: string): { settings?: LocalSettings; problem
   return { settings: data as LocalSettings, problems: [] };
 }
 
-/** Writes the file atomically with owner-only permissions (it holds the token and secrets). */
-export function writeSettings(dir: string, settings: LocalSettings): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+/**
+ * Writes the file atomically with owner-only permissions (it holds the token and secrets), in a
+ * folder for the owner only; `warn` hears of a folder that was open to other users.
+ */
+export function writeSettings(dir: string, settings: LocalSettings, warn: ModeWarning = () => {}): void {
+  ensurePrivateDir(dir, warn);
   writeFileAtomically(path.join(dir, SETTINGS_FILE), JSON.stringify(settings, null, 2) + '\n', 0o600);
 }
 
-/** Loads settings.json, creating it with a fresh token on first run. Throws on an invalid file. */
-export function loadOrCreateSettings(dir: string): LocalSettings {
+/**
+ * Loads settings.json, creating it with a fresh token on first run. Throws on an invalid file.
+ * A folder or file found open to other users is made owner-only, and `warn` hears of it.
+ */
+export function loadOrCreateSettings(dir: string, warn: ModeWarning = () => {}): LocalSettings {
   const file = path.join(dir, SETTINGS_FILE);
   if (!fs.existsSync(file)) {
     const settings: LocalSettings = { apiToken: newApiToken(), webhooks: [] };
-    writeSettings(dir, settings);
+    writeSettings(dir, settings, warn);
     return settings;
   }
+  ensurePrivateDir(dir, warn);
+  tightenPrivateFile(file, warn);
   const { settings, problems } = parseSettings(fs.readFileSync(file, 'utf8'));
   if (!settings) throw new SettingsError(`${file} is invalid: ${problems.join('; ')}`);
   return settings;
@@ -133,10 +143,10 @@ export class SettingsError extends Error {
 }
 
 /** Replaces the API token; the running server picks the new one up from the file. */
-export function rotateToken(dir: string): string {
-  const settings = loadOrCreateSettings(dir);
+export function rotateToken(dir: string, warn: ModeWarning = () => {}): string {
+  const settings = loadOrCreateSettings(dir, warn);
   const apiToken = newApiToken();
-  writeSettings(dir, { ...settings, apiToken });
+  writeSettings(dir, { ...settings, apiToken }, warn);
   return apiToken;
 }
 
@@ -146,19 +156,27 @@ export function rotateToken(dir: string): string {
  */
 export class LiveSettings {
   private value: LocalSettings;
+  /** What loading found open to other users and put right, for the server to log. */
+  readonly warnings: string[] = [];
   private watcher?: fs.FSWatcher;
   private timer?: NodeJS.Timeout;
+  private lastProblems: readonly string[] = [];
   private readonly listeners = new Set<(settings: LocalSettings) => void>();
 
   constructor(
     readonly dir: string,
     private readonly onInvalid: (problems: string[]) => void = () => {},
   ) {
-    this.value = loadOrCreateSettings(dir);
+    this.value = loadOrCreateSettings(dir, (warning) => this.warnings.push(warning));
   }
 
   get current(): LocalSettings {
     return this.value;
+  }
+
+  /** What was wrong with the file when it was last read; empty when it was good. */
+  get problems(): readonly string[] {
+    return this.lastProblems;
   }
 
   onChange(listener: (settings: LocalSettings) => void): () => void {
@@ -182,10 +200,12 @@ export class LiveSettings {
     try {
       text = fs.readFileSync(path.join(this.dir, SETTINGS_FILE), 'utf8');
     } catch (error) {
-      this.onInvalid([`cannot read ${SETTINGS_FILE}: ${(error as NodeJS.ErrnoException).code}`]);
+      this.lastProblems = [`cannot read ${SETTINGS_FILE}: ${(error as NodeJS.ErrnoException).code}`];
+      this.onInvalid([...this.lastProblems]);
       return false;
     }
     const { settings, problems } = parseSettings(text);
+    this.lastProblems = problems;
     if (!settings) {
       this.onInvalid(problems);
       return false;

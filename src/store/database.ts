@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { createPrivateFile, ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database, Dialect } from './schema.ts';
 
@@ -20,8 +20,15 @@ export interface OpenedDatabase {
 }
 
 export const SQLITE_FILE = 'loom.db';
+/** The files SQLite keeps beside the database: the write-ahead log, its index, a rollback journal. */
+const SQLITE_COMPANIONS = ['-wal', '-shm', '-journal'];
 
-export function openDatabase(options: StoreOptions): OpenedDatabase {
+/**
+ * Opens the database. The SQLite file holds signing keys, token hashes and sessions: its folder
+ * is made 0700 and the file 0600 (with its -wal and -shm files, which SQLite gives the
+ * database's own mode), and `warn` hears of any that were found open to other users.
+ */
+export function openDatabase(options: StoreOptions, warn: ModeWarning = () => {}): OpenedDatabase {
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
@@ -30,8 +37,11 @@ export function openDatabase(options: StoreOptions): OpenedDatabase {
     url.password = '';
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', location: url.toString() };
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  ensurePrivateDir(options.dataDir, warn);
   const file = path.join(options.dataDir, SQLITE_FILE);
+  // SQLite would create the file with the umask's mode (0644 by default): create it first.
+  createPrivateFile(file, warn);
+  for (const companion of SQLITE_COMPANIONS) tightenPrivateFile(file + companion, warn);
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a commit is fsynced before it returns, so an acknowledged write survives a crash.

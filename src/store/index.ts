@@ -28,6 +28,11 @@ import { SqlWebhookRepository } from './webhooks-repository.ts';
 export interface Store {
   dialect: Dialect;
   location: string;
+  /**
+   * What opening found open to other users (the data folder, the SQLite files) and what it did
+   * about it, for the caller to tell the operator: the server logs them, the CLI prints them.
+   */
+  warnings: string[];
   feedback: FeedbackRepository;
   signingKeys: SigningKeyRepository;
   clients: ClientRepository;
@@ -46,8 +51,9 @@ export interface Store {
 /** Opens the database, runs migrations and returns the repositories. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   let opening: OpenedDatabase | undefined;
+  const warnings: string[] = [];
   try {
-    opening = openDatabase(options);
+    opening = openDatabase(options, (warning) => warnings.push(warning));
     await migrateToLatest(opening);
   } catch (error) {
     await opening?.db.destroy().catch(() => {});
@@ -57,6 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     dialect: opened.dialect,
     location: opened.location,
+    warnings,
     feedback: new SqlFeedbackRepository(opened.db, opened.dialect),
     signingKeys: new SqlSigningKeyRepository(opened.db),
     clients: new SqlClientRepository(opened.db),

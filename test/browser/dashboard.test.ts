@@ -34,7 +34,8 @@ describe('dashboard in a browser', { skip: !available && 'chromium is not instal
     });
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    // A guard against hangs, not a measurement: a loaded CI machine can be slow to render.
+    page.setDefaultTimeout(60_000);
     // Script errors and CSP violations (reported on the console) fail the test.
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {

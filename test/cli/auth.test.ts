@@ -2,61 +2,15 @@
 // child process against a real hosted server (in-process) and the fake code host; this test
 // plays the browser, following the redirects up to the CLI's loopback callback.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { startFakeCodeHost, type FakeCodeHost } from '../support/codehost.ts';
-import { cleanEnv, hasStackTrace, ROOT, runLoom, tempDir } from '../support/cli.ts';
+import { cleanEnv, hasStackTrace, runLoom, tempDir } from '../support/cli.ts';
+import { browse, startLogin, type LoginRun } from '../support/login.ts';
 import { post, startTestHosted, type TestHosted } from '../support/hosted.ts';
-
-const BIN = path.join(ROOT, 'bin', 'loom.js');
-
-interface LoginRun {
-  /** The URL printed on stderr ("Open this URL to sign in: …"). */
-  url: URL;
-  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  running(): boolean;
-  stderr(): string;
-}
-
-/** Starts `loom login ARGS…` and resolves once it has printed the sign-in URL. */
-function startLogin(t: TestContext, args: string[], env: NodeJS.ProcessEnv): Promise<LoginRun> {
-  const child = spawn(process.execPath, [BIN, 'login', '--no-browser', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    return exited.then(() => undefined);
-  });
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const match = /Open this URL to sign in: (\S+)/.exec(stderr);
-      if (match) resolve({ url: new URL(match[1]!), exited, running: () => child.exitCode === null, stderr: () => stderr });
-    });
-    void exited.then(({ code }) => reject(new Error(`loom login exited (${code}) before printing a URL\nstdout: ${stdout}\nstderr: ${stderr}`)));
-  });
-}
-
-/** What a browser does with the sign-in URL: follow redirects, then load the loopback callback. */
-async function browse(start: URL): Promise<{ callback: URL; page: Response }> {
-  let next = start.toString();
-  for (let hop = 0; hop < 10; hop++) {
-    const response = await fetch(next, { redirect: 'manual' });
-    assert.equal(response.status, 302, `${next}: ${await response.clone().text()}`);
-    next = new URL(response.headers.get('location')!, next).toString();
-    const url = new URL(next);
-    if (url.pathname === '/callback' && url.hostname === '127.0.0.1') return { callback: url, page: await fetch(url) };
-  }
-  throw new Error('too many redirects');
-}
 
 function callbackUrl(run: LoginRun, params: Record<string, string>): string {
   return `http://127.0.0.1:${run.url.searchParams.get('callbackPort')}/callback?${new URLSearchParams(params)}`;
@@ -94,7 +48,10 @@ describe('loom login, whoami, logout', () => {
 
   it('signs in through the browser, stores the tokens 0600, shows the user, refreshes, signs out', async (t) => {
     const u = user(t);
+    // The CLI's clock is the system's: what it stores lies between these two readings of it.
+    const beforeSignIn = Date.now();
     const { run, page, result } = await signIn(t, u);
+    const afterSignIn = Date.now();
 
     // The URL the user is sent to.
     assert.equal(run.url.origin + run.url.pathname, `${hosted.url}/api/v1/auth/codehost`);
@@ -123,8 +80,8 @@ describe('loom login, whoami, logout', () => {
     assert.equal(stored.issuer, hosted.url);
     assert.equal(stored.token_endpoint, `${hosted.url}/auth/token`);
     assert.match(stored.scope, /\bopenid profile email\b/);
-    const expiresIn = Date.parse(stored.expires_at) - Date.now();
-    assert.ok(expiresIn > 3_500_000 && expiresIn <= 3_600_000, `expires_at ${stored.expires_at}`);
+    const expiresAt = Date.parse(stored.expires_at);
+    assert.ok(expiresAt >= beforeSignIn + 3_600_000 && expiresAt <= afterSignIn + 3_600_000, `expires_at ${stored.expires_at}: an hour after the sign-in`);
     const downloads = await fetch(`${hosted.url}/api/v1/download`, { headers: { authorization: `Bearer ${stored.access_token}` } });
     assert.equal(downloads.status, 200, 'the stored access token works');
 
@@ -145,13 +102,14 @@ describe('loom login, whoami, logout', () => {
     assert.match(text.stdout, new RegExp(`^Signed in to ${hosted.url} as ada \\(Ada Lovelace <ada@example.com>\\)\\n  subject  \\S+\\n  scopes   openid`));
 
     // Expiry by the CLI's clock: whoami refreshes first, and stores the rotated tokens.
-    fs.writeFileSync(u.file, JSON.stringify({ servers: { [hosted.url]: { ...stored, expires_at: new Date(Date.now() + 30_000).toISOString() } } }));
+    const beforeRefresh = Date.now();
+    fs.writeFileSync(u.file, JSON.stringify({ servers: { [hosted.url]: { ...stored, expires_at: new Date(beforeRefresh + 30_000).toISOString() } } }));
     const refreshed = await u.loom('whoami', '--server', hosted.url, '--json');
     assert.equal(refreshed.code, 0, refreshed.stderr);
     const afterRefresh = u.read().servers[hosted.url];
     assert.notEqual(afterRefresh.refresh_token, stored.refresh_token);
     assert.notEqual(afterRefresh.access_token, stored.access_token);
-    assert.ok(Date.parse(afterRefresh.expires_at) > Date.now() + 3_000_000);
+    assert.ok(Date.parse(afterRefresh.expires_at) >= beforeRefresh + 3_600_000, 'an hour after the refresh');
     assert.equal(JSON.parse(refreshed.stdout).expires_at, afterRefresh.expires_at);
     if (process.platform !== 'win32') assert.equal(fs.statSync(u.file).mode & 0o777, 0o600, 'still 0600 after a rewrite');
 
@@ -279,3 +237,4 @@ describe('loom login, whoami, logout', () => {
     assert.match(unreachable.stderr, /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+\n$/);
   });
 });
+

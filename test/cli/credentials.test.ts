@@ -39,7 +39,8 @@ describe('CredentialStore', () => {
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         store.update(async (file) => {
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Give the event loop to the other updates mid-update: without the lock they would interleave.
+          await new Promise(setImmediate);
           file.servers[`http://s${i}`] = entry(String(i));
         }),
       ),

@@ -68,6 +68,7 @@ describe('loadConfig', () => {
       catalog: undefined,
       upstream: { timeoutMs: 5000, cacheSeconds: 300 },
       bodyLimit: 1024 * 1024,
+      http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnectionsPerClient: 128 },
       logLevel: 'info',
     } satisfies Record<keyof LoomConfig, unknown>);
     assert.equal(config.dataDir, defaultDataDir(env));
@@ -285,6 +286,8 @@ describe('loadConfig', () => {
       ['an unknown log level', (b) => ({ env: b.env, flags: { logLevel: 'loud' } }), /^--log-level: "loud" is not one of fatal, error, warn, info, debug, trace, silent$/],
       ['an empty data dir flag', (b) => ({ env: b.env, flags: { dataDir: '  ' } }), /^--data-dir: "" is not a non-empty value$/],
       ['a null in the file', (b) => ({ env: b.env, configFile: b.write({ publicUrl: null }) }), /config\.json: publicUrl must be a string, number or boolean$/],
+      ['a headers timeout longer than the request timeout', (b) => ({ env: { ...b.env, LOOM_HEADERS_TIMEOUT_MS: '40000' } }), /^http\.headersTimeoutMs \(40000\) is longer than http\.requestTimeoutMs \(30000\)/],
+      ['a connection cap of 0', (b) => ({ env: b.env, configFile: b.write({ http: { maxConnectionsPerClient: 0 } }) }), /config\.json: http\.maxConnectionsPerClient: "0" is not between 1 and/],
     ];
     for (const [what, options, message] of invalid) {
       it(`rejects ${what}, naming where it came from`, (t) => {

@@ -84,6 +84,30 @@ describe('discovery documents', () => {
     assert.equal(openapi.components.schemas.Error.required.join(), 'error,message');
   });
 
+  it("documents what the credentials check answers, derived from each operation's auth", () => {
+    const described = (path: string, method: string, status: number): string => openapi.paths[path][method].responses[status]?.description ?? '';
+    // tabComplete needs a token: none is 401 unauthorized, a bad one 401 invalid_token, one without read:tab 403.
+    assert.match(described('/tab/complete', 'post', 401), /`unauthorized`.*`invalid_token`|`invalid_token`.*`unauthorized`/);
+    assert.match(described('/tab/complete', 'post', 403), /`insufficient_scope`/);
+    // listModels takes none but checks one that is presented.
+    assert.match(described('/models', 'get', 401), /`invalid_token`/);
+    assert.doesNotMatch(described('/models', 'get', 401), /`unauthorized`/);
+    assert.match(described('/models', 'get', 403), /`insufficient_scope`/);
+    // getHealth uses no credentials at all.
+    assert.equal(described('/health', 'get', 401), '');
+    assert.equal(described('/health', 'get', 403), '');
+    assert.match(described('/auth/token', 'post', 401), /`invalid_client`/);
+    // Everywhere: a token in the query string is refused, and a URL that is not UTF-8 is bad_request.
+    for (const [path, methods] of Object.entries<Json>(openapi.paths)) {
+      for (const [method, operation] of Object.entries<Json>(methods)) {
+        assert.match(operation.responses['400'].description, /`invalid_request`/, `${method} ${path}`);
+        assert.match(operation.responses['400'].description, /`bad_request`/, `${method} ${path}`);
+      }
+    }
+    // A path segment past the router's limit.
+    assert.match(described('/download/{product}/{asset}', 'get', 414), /`uri_too_long`/);
+  });
+
   it('serves the same document at /api/openapi.json and as YAML', async () => {
     const mirror = await (await fetch(`${hosted.url}/api/openapi.json`)).json();
     assert.deepEqual(mirror, openapi);

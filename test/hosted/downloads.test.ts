@@ -4,6 +4,7 @@ import { parseCatalog } from '../../src/core/catalog/load.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 import { respond, startUpstream, type Upstream } from '../support/upstream.ts';
+import { Gate, waitFor } from '../support/wait.ts';
 
 function catalogFor(upstream: string): Catalog {
   const asset = (key: string, platform: 'windows' | 'macos' | 'linux', file: string) => ({
@@ -113,7 +114,7 @@ describe('getDownloadAsset', () => {
   let upstream: Upstream;
   before(async () => {
     upstream = await startUpstream();
-    hosted = await startTestHosted({ catalog: catalogFor(upstream.url), upstream: { timeoutMs: 300, cacheSeconds: 60 } });
+    hosted = await startTestHosted({ catalog: catalogFor(upstream.url), upstream: { timeoutMs: 30_000, cacheSeconds: 60 } });
   });
   after(async () => {
     await hosted.close();
@@ -203,11 +204,15 @@ describe('getDownloadAsset', () => {
     assert.equal((await get('omni/macos-arm64')).status, 200);
   });
 
-  it('answers 502 when upstream does not answer in time', async () => {
+  it('answers 502 when upstream does not answer in time', async (t) => {
+    // A server with a short upstream time limit (the others here have a generous one, so that a
+    // loaded machine never trips it); this upstream never answers, so only the limit ends it.
+    const impatient = await startTestHosted({ catalog: catalogFor(upstream.url), upstream: { timeoutMs: 300, cacheSeconds: 60 } });
+    t.after(() => impatient.close());
     upstream.behave('/releases/ide-win', () => {
       /* never answers */
     });
-    const res = await get('ide/windows-x64');
+    const res = await fetch(`${impatient.url}/api/v1/download/ide/windows-x64`);
     assert.equal(res.status, 502);
     assert.match((await res.json()).message, /300 ms/);
   });
@@ -226,14 +231,29 @@ describe('getDownloadAsset', () => {
 
   it('sends one upstream request for many concurrent clients', async () => {
     hosted.clock.advance(61_000);
+    // The upstream holds its answer until every client's request has asked the checker: they
+    // all arrive while the first check is provably still in flight.
     let heads = 0;
+    const answer = new Gate();
     upstream.behave('/releases/cli-linux', (_request, response) => {
       heads += 1;
-      setTimeout(() => response.writeHead(200).end(), 50);
+      void answer.pass().then(() => response.writeHead(200).end());
     });
-    const answers = await Promise.all(Array.from({ length: 10 }, () => get('cli/linux-x64')));
-    assert.deepEqual(answers.map((r) => r.status), Array(10).fill(200));
-    assert.equal(heads, 1);
+    let asked = 0;
+    const verify = hosted.releases.verify.bind(hosted.releases);
+    hosted.releases.verify = (url) => {
+      asked++;
+      return verify(url);
+    };
+    try {
+      const answers = Promise.all(Array.from({ length: 10 }, () => get('cli/linux-x64')));
+      await waitFor(() => asked === 10);
+      answer.open();
+      assert.deepEqual((await answers).map((r) => r.status), Array(10).fill(200));
+      assert.equal(heads, 1);
+    } finally {
+      hosted.releases.verify = verify;
+    }
   });
 });
 

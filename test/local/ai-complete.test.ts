@@ -29,7 +29,6 @@ describe('local AI completion (POST /api/ai/complete)', () => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-ws-'));
     vendor = copyRealCode(workspace);
     local = await startTestLocal({ workspace, settings: { apiToken: TOKEN, rateLimits: { aiComplete: 10_000 } } });
-    await local.completion.learner.ready;
     local.events.subscribe((event) => void events.push(event));
     await local.completion.learner.ready;
   });
@@ -103,6 +102,8 @@ describe('local AI completion (POST /api/ai/complete)', () => {
       assert.equal(fake.requests.at(-1)!.path, '/v1/chat/completions');
 
       const gguf = writeTinyGguf(path.join(models.dir, 'tiny.gguf'), { fim: 'fim', seed: 5 }).file;
+      // The first request loads the model, inside the completion time limit (startTestLocal's
+      // is a generous one for that reason).
       fs.writeFileSync(file, JSON.stringify({ ...base, completion: { provider: 'gguf', maxTokens: 4, gguf: { model: gguf, gpu: 'off', contextSize: 512 } } }));
       await waitFor(() => local.completion.engine.models()[0] === 'tiny');
       const viaGguf = await complete({ prompt: 'let y = ', language: 'typescript', filePath: 'b.ts' });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import WebSocket from 'ws';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
+import { waitFor } from '../support/wait.ts';
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_SYSTEM: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@x' };
 
@@ -64,7 +65,7 @@ describe('git through the local API', () => {
     assert.equal(commit.status, 200, commit.text);
     assert.equal(commit.json.summary, 'Add a file');
     assert.deepEqual(commit.json.files, ['-rf.txt']);
-    for (let i = 0; i < 50 && !seen.some((e) => e.type === 'git:commit'); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => seen.some((e) => e.type === 'git:commit'));
     const event = seen.find((e) => e.type === 'git:commit');
     assert.equal(event.data.commit, commit.json.commit);
 

@@ -139,11 +139,12 @@ describe('local server guard', () => {
       assert.equal((await local.request('GET', '/api/health', undefined, { authorization: `Bearer ${old}` })).status, 401);
       assert.equal((await local.request('GET', '/api/health')).status, 200);
 
+      // Each bad file is waited for until the server has read it and said what is wrong.
       fs.writeFileSync(file, '{"apiToken": ');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => local.settings.problems.some((problem) => problem.startsWith('not valid JSON')));
       assert.equal(local.token(), 'loom_rotated_token_for_the_test_0123456789', 'invalid file ignored');
       fs.writeFileSync(file, JSON.stringify({ apiToken: 'short' }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => local.settings.problems.some((problem) => problem.startsWith('/apiToken')));
       assert.equal(local.token(), 'loom_rotated_token_for_the_test_0123456789', 'a too short token is invalid too');
     });
   });

@@ -9,17 +9,10 @@ import { describe, it } from 'node:test';
 import { WebhookDeliverer } from '../../src/core/webhooks/index.ts';
 import { independentlyVerified, startReceiver } from '../core/webhooks/support.ts';
 import { startTestLocal } from '../support/local.ts';
+import { waitFor } from '../support/wait.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const token = 'loom_webhook_test_token_0123456789abcdef';
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('webhooks from settings', () => {
   it('delivers the events each entry names, signed, and logs the delivery', async (t) => {
@@ -38,7 +31,7 @@ describe('webhooks from settings', () => {
     await local.request('POST', '/api/editor/open', { path: 'a.txt' });
     await local.request('POST', '/api/editor/insert', { text: 'more ' });
     await local.request('POST', '/api/editor/save', {});
-    await until(() => receiver.requests.length === 2);
+    await waitFor(() => receiver.requests.length === 2);
 
     const byPath = Object.fromEntries(receiver.requests.map((r) => [r.path, r]));
     const save = byPath['/saves']!;
@@ -49,7 +42,7 @@ describe('webhooks from settings', () => {
     assert.equal(body.type, 'file:save');
     assert.equal(body.data.path, 'a.txt');
 
-    await until(async () => (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries.every((d: { status: string }) => d.status === 'delivered'));
+    await waitFor(async () => (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries.every((d: { status: string }) => d.status === 'delivered'));
     const log = (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries;
     assert.equal(log.length, 2);
     assert.ok(!JSON.stringify(log).includes(SECRET.slice(6)), 'no secret in the log');
@@ -62,10 +55,12 @@ describe('webhooks from settings', () => {
     const local = await startTestLocal({ files: { 'a.txt': 'x' }, settings: { apiToken: token, webhooks: [{ url: receiver.url, events: ['*'], secret: SECRET }] } });
     t.after(() => local.close());
     await local.request('POST', '/api/editor/open', { path: 'a.txt' });
-    await until(() => receiver.requests.length === 1);
+    // Until the failed attempt is recorded, the delivery is leased to it and not due again.
+    const deliveries = async () => (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries as { lastStatus: number | null; status: string }[];
+    await waitFor(async () => (await deliveries()).some((d) => d.lastStatus === 503 && d.status === 'pending'));
     local.clock.advance(7_000); // past the first backoff (5 s ± 20 %)
     await local.webhooks.runDue();
-    await until(() => receiver.requests.length === 2);
+    await waitFor(() => receiver.requests.length === 2);
     assert.equal(receiver.requests[0]!.headers['webhook-id'], receiver.requests[1]!.headers['webhook-id']);
   });
 
@@ -83,7 +78,7 @@ describe('webhooks from settings', () => {
     });
     const opened = await first.request('POST', '/api/editor/open', { path: 'a.txt' });
     assert.equal(opened.status, 200, 'acknowledged: the delivery is on disk');
-    await until(() => receiver.requests.length === 1);
+    await waitFor(() => receiver.requests.length === 1);
     // The process goes away while the delivery hangs.
     await first.close();
 
@@ -92,7 +87,7 @@ describe('webhooks from settings', () => {
     t.after(() => second.close());
     second.clock.advance(10 * 60_000); // past the abandoned attempt's lease and its backoff
     await second.webhooks.runDue();
-    await until(() => receiver.requests.length >= 2);
+    await waitFor(() => receiver.requests.length >= 2);
     const [lost, delivered] = receiver.requests;
     assert.equal(lost!.headers['webhook-id'], delivered!.headers['webhook-id'], 'the same message, at least once');
     assert.ok(independentlyVerified(SECRET, delivered!));

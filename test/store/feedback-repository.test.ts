@@ -63,7 +63,8 @@ function record(n: number, overrides: Partial<FeedbackRecord> = {}): FeedbackRec
   };
 }
 
-function rejectsWithin<T>(promise: Promise<T>, ms: number): Promise<unknown> {
+/** The rejection of `promise`; fails if it resolves, or if it is still pending after `ms` (a hang). */
+function rejectsWithin<T>(promise: Promise<T>, ms = 30_000): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
@@ -165,7 +166,7 @@ for (const dialect of DIALECTS) {
       if (!options) return;
       const store = await open(t, options);
       await store.feedback.add(record(1));
-      assert.ok(await rejectsWithin(store.feedback.add(record(1, { name: 'Impostor' })), 5000));
+      assert.ok(await rejectsWithin(store.feedback.add(record(1, { name: 'Impostor' }))));
       assert.deepEqual(await store.feedback.list({ limit: 10 }), [record(1)]);
     });
 
@@ -174,15 +175,15 @@ for (const dialect of DIALECTS) {
       if (!options) return;
       const store = await open(t, options);
       await store.close();
-      const error = await rejectsWithin(store.feedback.add(record(1)), 5000);
+      const error = await rejectsWithin(store.feedback.add(record(1)));
       assertStoreUnavailable(error);
       assert.equal((error as LoomError).message, 'The database is not available; nothing was written.');
       assert.ok((error as Error & { cause?: unknown }).cause, 'the underlying failure is kept as the cause');
-      assertStoreUnavailable(await rejectsWithin(store.feedback.list({ limit: 1 }), 5000));
+      assertStoreUnavailable(await rejectsWithin(store.feedback.list({ limit: 1 })));
     });
 
     it('fails to open an unreachable database promptly, with store_unavailable', async (t) => {
-      const error = await rejectsWithin(openStore(dialect.unreachable(t)), 10_000);
+      const error = await rejectsWithin(openStore(dialect.unreachable(t)));
       assertStoreUnavailable(error);
       assert.match((error as Error).message, /^cannot open the database: /);
     });

@@ -71,7 +71,7 @@ export interface RunningLoom {
  * Starts `loom hosted ARGS…` (or another server command) and resolves once it prints its URL.
  * The process is killed when the test ends, if it is still running.
  */
-export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<RunningLoom> {
+export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningLoom> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

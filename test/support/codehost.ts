@@ -11,7 +11,12 @@ export interface CodeHostUser {
   name: string | null;
   email: string | null;
   verified?: boolean;
+  /** What /user/emails lists; by default `email`, primary, verified unless `verified` is false. */
+  emails?: Array<{ email: string; primary: boolean; verified: boolean }>;
 }
+
+/** Takes over one path of the code host: what it answers instead. */
+export type Behaviour = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 export interface FakeCodeHost {
   url: string;
@@ -22,6 +27,9 @@ export interface FakeCodeHost {
   signInAs(user: CodeHostUser): void;
   /** Make the next authorization fail with this OAuth error (e.g. access_denied). */
   denyNext(error: string): void;
+  /** Answer `path` (e.g. /api/user, /login/oauth/access_token) this way until cleared. */
+  behave(path: string, behaviour: Behaviour | undefined): void;
+  /** Requests seen, as "METHOD /path". */
   requests: string[];
   close(): Promise<void>;
 }
@@ -34,11 +42,14 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
   const codes = new Map<string, { user: CodeHostUser; redirectUri: string }>();
   const tokens = new Map<string, CodeHostUser>();
   const requests: string[] = [];
+  const behaviours = new Map<string, Behaviour>();
 
   const server = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://codehost');
     requests.push(`${request.method} ${url.pathname}`);
     const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const behaviour = behaviours.get(url.pathname);
+    if (behaviour) return behaviour(request, response);
 
     if (request.method === 'GET' && url.pathname === '/login/oauth/authorize') {
       const redirectUri = url.searchParams.get('redirect_uri') ?? '';
@@ -72,7 +83,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     }
     if (url.pathname === '/api/user/emails') {
       if (!who) return send(401, { message: 'Bad credentials' });
-      return send(200, who.email ? [{ email: who.email, primary: true, verified: who.verified !== false }] : []);
+      return send(200, who.emails ?? (who.email ? [{ email: who.email, primary: true, verified: who.verified !== false }] : []));
     }
     send(404, { message: 'Not Found' });
   });
@@ -86,6 +97,7 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
     clientSecret,
     signInAs: (next) => (user = next),
     denyNext: (error) => (deny = error),
+    behave: (path, behaviour) => (behaviour ? behaviours.set(path, behaviour) : behaviours.delete(path)),
     requests,
     close: () =>
       new Promise((resolve) => {

@@ -15,12 +15,13 @@ import { ModelLibrary } from '../../src/core/models/library.ts';
 import { BuiltinModel, BuiltinProvider } from '../../src/core/completion/builtin/index.ts';
 import type { CompletionEngine } from '../../src/core/completion/engine.ts';
 import { createCompletionEngine } from '../../src/core/completion/setup.ts';
-import type { CompletionConfig } from '../../src/config/load.ts';
+import { defaultConnectionLimits, type CompletionConfig, type ConnectionLimits } from '../../src/config/load.ts';
 import { createIdentity, type Identity } from '../../src/core/identity/index.ts';
 import { MutableServiceUrls } from '../../src/core/urls.ts';
 import { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
 import { buildHostedApp, type HostedAppOptions } from '../../src/hosted/app.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
+import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
 
 export interface TestHostedOptions {
   catalog?: Catalog;
@@ -36,13 +37,15 @@ export interface TestHostedOptions {
   redisPrefix?: string;
   trustProxy?: HostedAppOptions['trustProxy'];
   bodyLimit?: number;
+  /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
+  http?: Partial<ConnectionLimits>;
   /** Fixed public URL for links; by default the real `http://127.0.0.1:PORT`. */
   publicUrl?: string;
   authUrl?: string;
   /** Sign-in through a code host at these addresses (a fake one on loopback in tests). */
-  codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string };
+  codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string; timeoutMs?: number };
   /** Sign-in through an OpenID Connect provider (a fake one on loopback in tests). */
-  oidc?: { issuer: string; clientId: string; clientSecret: string };
+  oidc?: { issuer: string; clientId: string; clientSecret: string; timeoutMs?: number };
   clock?: ManualClock;
 }
 
@@ -54,6 +57,8 @@ export interface TestHosted {
   clock: ManualClock;
   dataDir: string;
   completion: CompletionEngine;
+  /** The release checker behind getDownloadAsset. */
+  releases: ReleaseChecker;
   close(): Promise<void>;
 }
 
@@ -70,6 +75,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
         clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
         webUrl: options.codehost.url,
         apiUrl: options.codehost.apiUrl,
+        timeoutMs: options.codehost.timeoutMs,
       }),
     );
   }
@@ -77,17 +83,18 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   const identity = await createIdentity(store, { urls, providers, clock });
   const catalog = options.catalog ?? loadCatalog();
   const modelsDir = options.modelsDir ?? path.join(dataDir, 'models');
-  const completionConfig: CompletionConfig = { provider: 'builtin', timeoutMs: 10_000, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, ...options.completion };
+  const completionConfig: CompletionConfig = { provider: 'builtin', timeoutMs: COMPLETION_TIME_LIMIT_MS, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, ...options.completion };
   const completion = createCompletionEngine(
     { builtin: new BuiltinProvider(options.builtinModel ?? new BuiltinModel()), catalog, modelsDir },
     () => completionConfig,
   );
+  const releases = new ReleaseChecker({ ...(options.upstream ?? { timeoutMs: 30_000, cacheSeconds: 60 }), clock });
   const app = await buildHostedApp({
     services: {
       catalog,
       models: new ModelLibrary(catalog, modelsDir),
       completion,
-      releases: new ReleaseChecker({ ...(options.upstream ?? { timeoutMs: 2000, cacheSeconds: 60 }), clock }),
+      releases,
       feedback: new FeedbackService(store.feedback, clock),
       health: { version: '0.0.0-test', startedAt: clock.now(), clock, pingStore: () => store.ping() },
       identity,
@@ -97,6 +104,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     rateLimit: options.rateLimit ?? { max: 1000, windowSeconds: 60 },
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    http: { ...defaultConnectionLimits(), maxConnectionsPerClient: 1024, ...options.http },
     logLevel: 'silent',
     clock,
     redis: options.redis,
@@ -114,6 +122,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     clock,
     dataDir,
     completion,
+    releases,
     async close() {
       await app.close();
       await completion.close();

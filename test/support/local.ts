@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig, type ConnectionLimits } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { startLocal, type RunningLocal } from '../../src/local/server.ts';
+import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
 
 export interface TestLocal extends RunningLocal {
   clock: ManualClock;
@@ -26,6 +27,8 @@ export interface TestLocalOptions {
   configDir?: string;
   dataDir?: string;
   clock?: ManualClock;
+  /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
+  http?: Partial<ConnectionLimits>;
 }
 
 export async function startTestLocal(options: TestLocalOptions = {}): Promise<TestLocal> {
@@ -40,7 +43,7 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({
     env: {},
-    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: 'silent' }),
+    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: 'silent', completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS }, http: { maxConnectionsPerClient: 1024, ...options.http } }),
   });
   const local = await startLocal(config, clock);
   return {

@@ -198,3 +198,82 @@ export function bearerChallenge(res: Response): Record<string, string> {
   for (const match of header.slice('Bearer '.length).matchAll(/([a-z_]+)="([^"]*)"/g)) params[match[1]!] = match[2]!;
   return params;
 }
+
+/**
+ * A whole CLI sign-in through a provider, as a browser and `loom login` would do it: start,
+ * the provider's authorize page, our callback, the token exchange. Returns the callback's
+ * response when it is not the redirect to the loopback port, else the tokens and the claims
+ * of Loom's ID token.
+ */
+export async function cliSignIn(
+  hosted: TestHosted,
+  provider: 'codehost' | 'oidc',
+  scope?: string,
+): Promise<{ callback: Response; tokens?: Tokens; claims?: Record<string, unknown> }> {
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({ source: 'cli', callbackPort: '40123', code_challenge: challenge });
+  if (scope) query.set('scope', scope);
+  const start = await fetch(`${hosted.url}/api/v1/auth/${provider}?${query}`, { redirect: 'manual' });
+  assert.equal(start.status, 302, await start.clone().text());
+  const atProvider = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+  assert.equal(atProvider.status, 302, await atProvider.clone().text());
+  const callback = await fetch(atProvider.headers.get('location')!, { redirect: 'manual' });
+  const location = callback.headers.get('location');
+  if (callback.status !== 302 || !location?.startsWith('http://127.0.0.1:40123/callback?')) return { callback };
+  const res = await tokenRequest(hosted, {
+    grant_type: 'authorization_code',
+    code: new URL(location).searchParams.get('code')!,
+    redirect_uri: 'http://127.0.0.1:40123/callback',
+    client_id: 'loom-cli',
+    code_verifier: verifier,
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const tokens = (await res.json()) as Tokens;
+  const claims = tokens.id_token ? (JSON.parse(Buffer.from(tokens.id_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>) : undefined;
+  return { callback, tokens, claims };
+}
+
+/**
+ * One browser's cookies for one origin (Loom's), enough to follow its sign-in redirects: keeps
+ * what Set-Cookie gives (dropping what Max-Age=0 clears) and sends it back to that origin only.
+ * Redirects are never followed: each hop is the caller's.
+ */
+export class Browser {
+  private readonly jar = new Map<string, string>();
+
+  constructor(private readonly origin: string) {}
+
+  async get(url: string | URL, headers: Record<string, string> = {}): Promise<Response> {
+    const target = new URL(url, this.origin);
+    const ours = target.origin === this.origin;
+    const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await fetch(target, { redirect: 'manual', headers: { ...(ours && cookie ? { cookie } : {}), ...headers } });
+    if (ours) {
+      for (const line of res.headers.getSetCookie()) {
+        const [pair, ...attributes] = line.split(';');
+        const eq = pair!.indexOf('=');
+        const name = pair!.slice(0, eq).trim();
+        if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) this.jar.delete(name);
+        else this.jar.set(name, pair!.slice(eq + 1).trim());
+      }
+    }
+    return res;
+  }
+
+  /** Follows a response's Location, rewritten onto `origin` when it names Loom's public URL. */
+  follow(res: Response, publicUrl?: string): Promise<Response> {
+    const location = res.headers.get('location');
+    assert.ok(location, `no Location (status ${res.status})`);
+    const url = new URL(location, this.origin);
+    if (publicUrl && url.origin === new URL(publicUrl).origin) return this.get(`${this.origin}${url.pathname}${url.search}`);
+    return this.get(url);
+  }
+
+  cookie(name: string): string | undefined {
+    return this.jar.get(name);
+  }
+
+  cookies(): string[] {
+    return [...this.jar.keys()];
+  }
+}

@@ -1,8 +1,10 @@
 // A small fake of an OpenAI-compatible server (node:http on 127.0.0.1:0) for the openai
 // provider's tests: no real one runs on the build machines. It answers `POST /v1/completions`
 // (FIM through `suffix`, or refusing it like a chat-only server) and `POST /v1/chat/completions`,
-// streaming SSE chunks (optionally slowly) or one JSON body, and can fail on demand. It records
-// every request and notices when a client hangs up before a stream ended.
+// streaming SSE chunks or one JSON body, and can fail on demand. A stream can be held open
+// midway (a model still thinking) until the test releases it, so that tests of time limits and
+// aborts know the server has not finished. It records every request and notices when a client
+// hangs up before a stream ended.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,8 +19,12 @@ export interface FakeOpenAiBehaviour {
   chatText: string;
   /** Characters per SSE chunk. */
   chunkChars: number;
-  /** Pause before each chunk (a slow model). */
-  chunkDelayMs: number;
+  /**
+   * Send this many chunks of a stream, then hold it open, sending nothing more, until
+   * `release()` or until the client hangs up (a model still thinking). 0 holds right after the
+   * headers. Unset: streams run to the end.
+   */
+  holdAfterChunks?: number;
   /** Stream SSE when asked to (default true); false answers one JSON body like a server that cannot stream. */
   stream: boolean;
   /** Include `usage.completion_tokens` in the last chunk (or the JSON body). */
@@ -45,7 +51,13 @@ export interface FakeOpenAi {
   cutStreams: number;
   /** Resolves when the next stream is cut by its client. */
   nextCut(): Promise<void>;
+  /** Resolves when the next stream starts being held (see `holdAfterChunks`). */
+  nextHold(): Promise<void>;
+  /** Lets every held stream go on to its end. */
+  release(): void;
   set(changes: Partial<FakeOpenAiBehaviour>): void;
+  /** Scripted chat answers for agents' conversations (see ChatScript). */
+  chat: ChatScript;
   close(): Promise<void>;
 }
 
@@ -55,7 +67,6 @@ const DEFAULTS: FakeOpenAiBehaviour = {
   fimText: 'return a + b;\n}',
   chatText: 'return a + b;',
   chunkChars: 4,
-  chunkDelayMs: 0,
   stream: true,
 };
 
@@ -63,9 +74,29 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
   let behaviour: FakeOpenAiBehaviour = { ...DEFAULTS, ...initial };
   const requests: RecordedRequest[] = [];
   let cutWaiters: (() => void)[] = [];
+  let holdWaiters: (() => void)[] = [];
+  let held: (() => void)[] = [];
+  const wake = (waiters: (() => void)[]) => {
+    for (const resolve of waiters) resolve();
+  };
+  const release = () => {
+    const streams = held;
+    held = [];
+    wake(streams);
+  };
+  /** Holds a stream until released or until its client goes away. */
+  const hold = (res: http.ServerResponse) =>
+    new Promise<void>((resolve) => {
+      held.push(resolve);
+      res.once('close', resolve);
+      const waiters = holdWaiters;
+      holdWaiters = [];
+      wake(waiters);
+    });
   const fake = {
     cutStreams: 0,
   };
+  const script = new ChatScript();
 
   const server = http.createServer(async (req, res) => {
     let text = '';
@@ -77,6 +108,7 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
       body = text;
     }
     const url = req.url ?? '/';
+    const holdAt = behaviour.holdAfterChunks;
     requests.push({ path: url, headers: req.headers, body });
     const json = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -92,6 +124,7 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
     }
     const chat = url === '/v1/chat/completions';
     if (req.method !== 'POST' || (!chat && url !== '/v1/completions')) return json(404, { error: { message: `no route ${req.method} ${url}` } });
+    if (chat && script.answers(body)) return script.answer(body, res);
     if (!chat && body?.suffix !== undefined && !behaviour.fim) {
       return json(behaviour.fimRefusal.status, { error: { message: behaviour.fimRefusal.message, type: 'invalid_request_error' } });
     }
@@ -123,10 +156,10 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
       fake.cutStreams++;
       const waiters = cutWaiters;
       cutWaiters = [];
-      for (const resolve of waiters) resolve();
+      wake(waiters);
     });
     for (const [i, piece] of pieces.entries()) {
-      if (behaviour.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.chunkDelayMs));
+      if (i === holdAt) await hold(res);
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(shape(piece, i === pieces.length - 1))}\n\n`);
     }
@@ -143,12 +176,190 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
       return fake.cutStreams;
     },
     nextCut: () => new Promise<void>((resolve) => cutWaiters.push(resolve)),
+    chat: script,
+    nextHold: () => new Promise<void>((resolve) => holdWaiters.push(resolve)),
+    release,
     set(changes) {
       behaviour = { ...behaviour, ...changes };
     },
     async close() {
+      release();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+// ---- Scripted chat: agents' conversations ---------------------------------------------------
+//
+// A test queues the server's answers turn by turn and reads back what each request carried
+// (`fake.requests`). Queued turns answer `POST /v1/chat/completions` in order; with none queued,
+// the fixed `chatText` answers as before. A turn can be text, native tool calls (arguments
+// streamed in pieces, malformed on purpose if the test wants), an error status, or be held
+// after its headers until the test releases it (to abort a request mid-answer, or move a clock).
+
+export interface ScriptedToolCall {
+  /** Omitted: the server sends no id (some do not). */
+  id?: string;
+  name: string;
+  /** The arguments text exactly as sent: malformed JSON is allowed. */
+  arguments: string;
+}
+
+export type ScriptedTurn =
+  | {
+      kind: 'text';
+      text: string;
+      /** Reported in the answer (the last chunk when the client asked for `stream_options.include_usage`). */
+      usage?: { prompt: number; completion: number };
+      finishReason?: string;
+      /** Characters per chunk (default 5). */
+      chunkChars?: number;
+      /** Answer one JSON body even when asked to stream. */
+      json?: boolean;
+      /** Send the headers and a first chunk without content, then wait for `release()`. */
+      hold?: boolean;
+    }
+  | {
+      kind: 'tools';
+      calls: ScriptedToolCall[];
+      /** Text before the calls. */
+      text?: string;
+      usage?: { prompt: number; completion: number };
+      finishReason?: string;
+      json?: boolean;
+      /** Stream each call as a whole chunk without `index` (servers that do so). */
+      noIndex?: boolean;
+    }
+  | { kind: 'error'; status: number; message: string };
+
+export class ChatScript {
+  private readonly turns: ScriptedTurn[] = [];
+  private refusal: { status: number; message: string } | undefined;
+  private streamOptionsRefused = false;
+  private gate: { release: () => void; promise: Promise<void> } | undefined;
+  private heldWaiters: (() => void)[] = [];
+  private hangUpWaiters: (() => void)[] = [];
+  /** Answers whose client hung up before their end. */
+  hangUps = 0;
+
+  /** Queues answers to the next chat requests, in order. */
+  queue(...turns: ScriptedTurn[]): void {
+    this.turns.push(...turns);
+  }
+
+  /** Turns queued and not answered yet. */
+  get pending(): number {
+    return this.turns.length;
+  }
+
+  /**
+   * From now on, refuse every request that carries `tools` with this status and message (a
+   * server or model without tool calling), without using up a queued turn; `undefined` stops.
+   */
+  refuseTools(refusal: { status: number; message: string } | undefined): void {
+    this.refusal = refusal;
+  }
+
+  /** From now on, refuse requests with `stream_options` (400), like servers that predate it. */
+  refuseStreamOptions(refuse = true): void {
+    this.streamOptionsRefused = refuse;
+  }
+
+  /** Resolves once a held answer has sent its headers and first chunk. */
+  held(): Promise<void> {
+    return new Promise((resolve) => this.heldWaiters.push(resolve));
+  }
+
+  /** Lets a held answer go on. */
+  release(): void {
+    this.gate?.release();
+  }
+
+  /** Resolves when the next client hangs up before its answer ended. */
+  nextHangUp(): Promise<void> {
+    return new Promise((resolve) => this.hangUpWaiters.push(resolve));
+  }
+
+  /** Forgets queued turns, refusals and hang-ups. */
+  reset(): void {
+    this.turns.length = 0;
+    this.refusal = undefined;
+    this.streamOptionsRefused = false;
+    this.hangUps = 0;
+    this.gate?.release();
+  }
+
+  /** @internal Whether the script answers this request (something queued, or a refusal that applies). */
+  answers(body: any): boolean {
+    return this.turns.length > 0 || (this.refusal !== undefined && Array.isArray(body?.tools)) || (this.streamOptionsRefused && body?.stream_options !== undefined);
+  }
+
+  /** @internal */
+  async answer(body: any, res: http.ServerResponse): Promise<void> {
+    const error = (status: number, message: string) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
+    };
+    if (this.streamOptionsRefused && body?.stream_options !== undefined) return error(400, 'Unrecognized request argument supplied: stream_options');
+    if (this.refusal && Array.isArray(body?.tools)) return error(this.refusal.status, this.refusal.message);
+    const turn = this.turns.shift()!;
+    if (turn.kind === 'error') return error(turn.status, turn.message);
+
+    const usage = turn.usage && { prompt_tokens: turn.usage.prompt, completion_tokens: turn.usage.completion, total_tokens: turn.usage.prompt + turn.usage.completion };
+    const calls = turn.kind === 'tools' ? turn.calls : [];
+    const finish = turn.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
+    const text = turn.text ?? '';
+    if (turn.json || body?.stream !== true) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const message = {
+        role: 'assistant',
+        content: text === '' && calls.length ? null : text,
+        ...(calls.length ? { tool_calls: calls.map((call) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
+      };
+      res.end(JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion', model: body?.model, choices: [{ index: 0, message, finish_reason: finish }], ...(usage ? { usage } : {}) }));
+      return;
+    }
+
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let finished = false;
+    res.on('close', () => {
+      if (finished) return;
+      this.hangUps++;
+      this.gate?.release();
+      for (const resolve of this.hangUpWaiters.splice(0)) resolve();
+    });
+    const chunk = (delta: object, finishReason: string | null = null) => ({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    const events: object[] = [chunk({ role: 'assistant', content: '' })];
+    const size = turn.kind === 'text' ? (turn.chunkChars ?? 5) : 5;
+    for (let at = 0; at < text.length; at += size) events.push(chunk({ content: text.slice(at, at + size) }));
+    for (const [index, call] of calls.entries()) {
+      const head = { ...(call.id ? { id: call.id } : {}), type: 'function' };
+      if (turn.kind === 'tools' && turn.noIndex) {
+        events.push(chunk({ tool_calls: [{ ...head, function: { name: call.name, arguments: call.arguments } }] }));
+        continue;
+      }
+      events.push(chunk({ tool_calls: [{ index, ...head, function: { name: call.name, arguments: '' } }] }));
+      for (let at = 0; at < call.arguments.length; at += 7) events.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(at, at + 7) } }] }));
+    }
+    events.push(chunk({}, finish));
+    // OpenAI's usage chunk: no choices, only when asked for.
+    if (usage && body?.stream_options?.include_usage) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [], usage });
+
+    for (const [i, event] of events.entries()) {
+      if (res.destroyed) return;
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+      if (i === 0 && turn.kind === 'text' && turn.hold) {
+        let release!: () => void;
+        const promise = new Promise<void>((resolve) => (release = resolve));
+        this.gate = { release, promise };
+        for (const resolve of this.heldWaiters.splice(0)) resolve();
+        await promise;
+        this.gate = undefined;
+      }
+    }
+    if (res.destroyed) return;
+    finished = true;
+    res.end('data: [DONE]\n\n');
+  }
 }

@@ -46,6 +46,21 @@ export interface TinyGgufOptions {
   neverEnd?: boolean;
   /** `general.name`. */
   name?: string;
+  /**
+   * A chat template in `tokenizer.chat_template` (Jinja, as Hugging Face tokenizers carry
+   * it): `'chatml'` writes {@link CHATML_TEMPLATE} and adds its turn markers `<|im_start|>`
+   * and `<|im_end|>` as control tokens, `<|im_end|>` also ending generation (EOT); any other
+   * string is written as it is. Absent: no template, like a base model's file.
+   */
+  chatTemplate?: 'chatml' | string;
+  /**
+   * Adds a control token with this text whose logit is the largest whatever the input, so that
+   * greedy decoding writes it wherever a grammar allows it: with a chat template's tool-call
+   * opener (`<tool_call>\n{"name": "` for 'chatml'), the model always calls a function. Built
+   * by giving every token's embedding a large first component, which dominates the residual
+   * stream, and only this token's output row a weight on it.
+   */
+  favouredToken?: string;
 }
 
 export interface TinyGguf {
@@ -54,6 +69,10 @@ export interface TinyGguf {
   vocabulary: string[];
   /** Ids of the FIM tokens, when the vocabulary has them. */
   fimTokens?: { prefix: number; suffix: number; middle: number };
+  /** Ids of the ChatML turn markers, with `chatTemplate: 'chatml'`. */
+  chatTokens?: { start: number; end: number };
+  /** Id of `favouredToken`. */
+  favouredToken?: number;
   bytes: number;
 }
 
@@ -157,6 +176,39 @@ function writeValue(out: ByteWriter, value: MetadataValue): void {
   }
 }
 
+/**
+ * A ChatML chat template with tool calling in the Hermes style that Qwen2.5 and many open
+ * models use: the tools listed in the system turn, a call as `<tool_call>` JSON, a result as
+ * `<tool_response>` in a user turn.
+ */
+export const CHATML_TEMPLATE = [
+  '{% if tools %}',
+  '<|im_start|>system\n',
+  "{% if messages[0]['role'] == 'system' %}{{ messages[0]['content'] }}{% else %}You are a helpful assistant.{% endif %}",
+  '\n\n# Tools\n\nYou may call functions. Their signatures are within <tools></tools>:\n<tools>',
+  '{% for tool in tools %}\n{{ tool | tojson }}{% endfor %}',
+  '\n</tools>\n\nTo call a function, answer with a JSON object within <tool_call></tool_call> tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n',
+  '{% elif messages[0][\'role\'] == \'system\' %}',
+  "<|im_start|>system\n{{ messages[0]['content'] }}<|im_end|>\n",
+  '{% endif %}',
+  '{% for message in messages %}',
+  "{% if message.role == 'user' or (message.role == 'assistant' and not message.tool_calls) %}",
+  "<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n",
+  "{% elif message.role == 'assistant' %}",
+  "<|im_start|>assistant\n{% if message.content %}{{ message.content }}{% endif %}",
+  '{% for tool_call in message.tool_calls %}',
+  '{% if tool_call.function is defined %}{% set tool_call = tool_call.function %}{% endif %}',
+  '\n<tool_call>\n{"name": "{{ tool_call.name }}", "arguments": {{ tool_call.arguments | tojson }}}\n</tool_call>',
+  '{% endfor %}<|im_end|>\n',
+  "{% elif message.role == 'tool' %}",
+  "{% if loop.index0 == 0 or messages[loop.index0 - 1].role != 'tool' %}<|im_start|>user{% endif %}",
+  '\n<tool_response>\n{{ message.content }}\n</tool_response>',
+  "{% if loop.last or messages[loop.index0 + 1].role != 'tool' %}<|im_end|>\n{% endif %}",
+  '{% endif %}',
+  '{% endfor %}',
+  '{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}',
+].join('');
+
 const WORDS = [
   'const', 'let', 'var', 'function', 'return', 'if', 'else', 'for', 'while', 'of', 'in', 'import', 'from', 'export',
   'default', 'class', 'extends', 'new', 'this', 'true', 'false', 'null', 'undefined', 'async', 'await', 'type',
@@ -168,7 +220,11 @@ const WORDS = [
 ];
 
 /** The SPM vocabulary: texts, scores (higher merges first) and token types. */
-function vocabulary(fim: boolean): { tokens: string[]; scores: number[]; types: number[]; fimIds?: TinyGguf['fimTokens'] } {
+function vocabulary(
+  fim: boolean,
+  chat: boolean,
+  favoured: string | undefined,
+): { tokens: string[]; scores: number[]; types: number[]; fimIds?: TinyGguf['fimTokens']; chatIds?: TinyGguf['chatTokens']; favouredId?: number } {
   const tokens: string[] = [];
   const scores: number[] = [];
   const types: number[] = [];
@@ -202,7 +258,18 @@ function vocabulary(fim: boolean): { tokens: string[]; scores: number[]; types: 
     add('<|fim_suffix|>', 0, TokenType.control);
     add('<|fim_middle|>', 0, TokenType.control);
   }
-  return { tokens, scores, types, fimIds };
+  let chatIds: TinyGguf['chatTokens'];
+  if (chat) {
+    chatIds = { start: tokens.length, end: tokens.length + 1 };
+    add('<|im_start|>', 0, TokenType.control);
+    add('<|im_end|>', 0, TokenType.control);
+  }
+  let favouredId: number | undefined;
+  if (favoured !== undefined) {
+    favouredId = tokens.length;
+    add(favoured, 0, TokenType.control);
+  }
+  return { tokens, scores, types, fimIds, chatIds, favouredId };
 }
 
 interface TensorSpec {
@@ -212,15 +279,17 @@ interface TensorSpec {
   fill: 'ones' | { scale: number };
   /** Rows (ne[1] indexes) written as zeros. */
   zeroRows?: readonly number[];
+  /** Overrides the first value of each row: `firstColumn(row)`, when it returns a number. */
+  firstColumn?: (row: number) => number | undefined;
 }
 
-function tensorSpecs(nEmbd: number, nLayer: number, nFf: number, nVocab: number, zeroRows: readonly number[]): TensorSpec[] {
+function tensorSpecs(nEmbd: number, nLayer: number, nFf: number, nVocab: number, zeroRows: readonly number[], favoured: number | undefined): TensorSpec[] {
   // Variance 1/fan_in keeps activations of order 1 through the layers.
   const linear = (fanIn: number) => ({ scale: Math.sqrt(3 / fanIn) });
   const specs: TensorSpec[] = [
-    { name: 'token_embd.weight', dims: [nEmbd, nVocab], fill: { scale: 1 } },
+    { name: 'token_embd.weight', dims: [nEmbd, nVocab], fill: { scale: 1 }, ...(favoured !== undefined && { firstColumn: () => 100 }) },
     { name: 'output_norm.weight', dims: [nEmbd], fill: 'ones' },
-    { name: 'output.weight', dims: [nEmbd, nVocab], fill: linear(nEmbd), zeroRows },
+    { name: 'output.weight', dims: [nEmbd, nVocab], fill: linear(nEmbd), zeroRows, ...(favoured !== undefined && { firstColumn: (row: number) => (row === favoured ? 1 : 0) }) },
   ];
   for (let layer = 0; layer < nLayer; layer++) {
     const blk = `blk.${layer}`;
@@ -248,7 +317,7 @@ export function writeTinyGguf(file: string, options: TinyGgufOptions = {}): Tiny
   const nFf = options.nFf ?? 4 * nEmbd;
   const contextLength = options.contextLength ?? 4096;
   if (nEmbd % nHead !== 0 || (nEmbd / nHead) % 2 !== 0) throw new Error(`nEmbd ${nEmbd} must split into ${nHead} heads of an even size`);
-  const vocab = vocabulary(options.fim !== undefined && options.fim !== false);
+  const vocab = vocabulary(options.fim !== undefined && options.fim !== false, options.chatTemplate === 'chatml', options.favouredToken);
 
   const metadata: [string, MetadataValue][] = [
     ['general.architecture', str('llama')],
@@ -275,6 +344,10 @@ export function writeTinyGguf(file: string, options: TinyGgufOptions = {}): Tiny
     ['tokenizer.ggml.add_bos_token', bool(true)],
     ['tokenizer.ggml.add_eos_token', bool(false)],
   ];
+  if (vocab.chatIds) metadata.push(['tokenizer.ggml.eot_token_id', u32(vocab.chatIds.end)]);
+  if (options.chatTemplate !== undefined) {
+    metadata.push(['tokenizer.chat_template', str(options.chatTemplate === 'chatml' ? CHATML_TEMPLATE : options.chatTemplate)]);
+  }
   if (vocab.fimIds && options.fim === 'fim') {
     metadata.push(
       ['tokenizer.ggml.fim_pre_token_id', u32(vocab.fimIds.prefix)],
@@ -290,7 +363,7 @@ export function writeTinyGguf(file: string, options: TinyGgufOptions = {}): Tiny
   }
 
   const controlTokens = vocab.types.flatMap((type, id) => (type === TokenType.control ? [id] : []));
-  const tensors = tensorSpecs(nEmbd, nLayer, nFf, vocab.tokens.length, options.neverEnd ? controlTokens : []);
+  const tensors = tensorSpecs(nEmbd, nLayer, nFf, vocab.tokens.length, options.neverEnd ? controlTokens : [], vocab.favouredId);
   const header = new ByteWriter();
   header.u32(0x46554747); // "GGUF" read as a little-endian u32
   header.u32(3);
@@ -327,13 +400,20 @@ export function writeTinyGguf(file: string, options: TinyGgufOptions = {}): Tiny
       if (tensor.fill === 'ones') data.fill(1);
       else for (let i = 0; i < count; i++) data[i] = (random() * 2 - 1) * tensor.fill.scale;
       for (const row of tensor.zeroRows ?? []) data.fill(0, row * tensor.dims[0]!, (row + 1) * tensor.dims[0]!);
+      if (tensor.firstColumn) {
+        const rows = count / tensor.dims[0]!;
+        for (let row = 0; row < rows; row++) {
+          const value = tensor.firstColumn(row);
+          if (value !== undefined) data[row * tensor.dims[0]!] = value;
+        }
+      }
       fs.writeSync(fd, new Uint8Array(data.buffer));
       written = offsets[index]! + count * 4;
     }
   } finally {
     fs.closeSync(fd);
   }
-  return { file, vocabulary: vocab.tokens, fimTokens: vocab.fimIds, bytes: fs.statSync(file).size };
+  return { file, vocabulary: vocab.tokens, fimTokens: vocab.fimIds, chatTokens: vocab.chatIds, favouredToken: vocab.favouredId, bytes: fs.statSync(file).size };
 }
 
 /** A fresh temporary folder; `remove()` deletes it and what it holds. */

@@ -1,13 +1,15 @@
 // The CLI's sign-ins, one per hosted server, in `<config dir>/credentials.json`: readable by
-// the user only (file 0600, folder 0700 when we create it), replaced atomically (temp file +
-// rename) so that a crash never leaves half a file, and changed under a lock file so that two
-// `loom` processes refreshing at once do not both spend the same refresh token (the server
-// would see the reuse and revoke the whole sign-in).
+// the user only (file 0600, folder 0700; made so, with a warning, when found looser), replaced
+// atomically (temp file + rename) so that a crash never leaves half a file, and changed under a
+// lock file so that two `loom` processes refreshing at once do not both spend the same refresh
+// token (the server would see the reuse and revoke the whole sign-in).
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultConfigDir } from '../../config/paths.ts';
-import { CliError } from '../errors.ts';
+import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../../core/files/private-files.ts';
 import { writeFileAtomically } from '../../core/files/write-atomically.ts';
+import { CliError } from '../errors.ts';
+import { printWarning } from '../output.ts';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
@@ -35,7 +37,11 @@ const LOCK_WAIT_MS = 15_000;
 export class CredentialStore {
   readonly file: string;
 
-  constructor(readonly dir: string = defaultConfigDir()) {
+  /** `warn` hears of a folder or file found open to other users (and made owner-only). */
+  constructor(
+    readonly dir: string = defaultConfigDir(),
+    private readonly warn: ModeWarning = printWarning,
+  ) {
     this.file = path.join(dir, CREDENTIALS_FILE);
   }
 
@@ -46,6 +52,7 @@ export class CredentialStore {
   read(): CredentialsFile {
     let text: string;
     try {
+      tightenPrivateFile(this.file, this.warn);
       text = fs.readFileSync(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { servers: {} };
@@ -120,7 +127,7 @@ export class CredentialStore {
 
   private ensureDir(): void {
     try {
-      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(this.dir, this.warn);
     } catch (error) {
       throw new CliError(`cannot create ${this.dir}: ${(error as Error).message}`);
     }

@@ -1,12 +1,14 @@
-// `loom login`: OAuth 2.0 for native apps (RFC 8252) with the hosted server's code host
-// sign-in. A one-shot HTTP server on 127.0.0.1 receives the code; PKCE (S256) binds it to this
-// process, `state` to this attempt, and `iss` (RFC 9207) to this server.
+// `loom login`: OAuth 2.0 for native apps (RFC 8252) through one of the hosted server's
+// sign-in providers (providers.ts picks it). A one-shot HTTP server on 127.0.0.1 receives the
+// code; PKCE (S256) binds it to this process, `state` to this attempt, and `iss` (RFC 9207) to
+// this server.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constantTimeEqual, pkceChallenge, randomToken } from '../../core/identity/secrets.ts';
 import { CliError } from '../errors.ts';
 import type { CredentialStore, ServerCredentials } from './credentials.ts';
 import { credentialsFrom, discover, OAuthError, tokenRequest, type ServerMetadata } from './oauth.ts';
+import { chooseProvider, type ProviderPicker, type SignInProviderId } from './providers.ts';
 
 export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
 
@@ -14,6 +16,10 @@ export interface LoginOptions {
   server: string;
   /** Space-delimited scopes; the server's default for the CLI (all it may have) when absent. */
   scope?: string;
+  /** The sign-in provider (`--provider`); by default the server's only one, or `pick`'s choice. */
+  provider?: SignInProviderId;
+  /** Asks the user when the server has several providers and none was given; without it, that is an error. */
+  pick?: ProviderPicker;
   /** Loopback port; 0 picks a free one. */
   port: number;
   timeoutMs: number;
@@ -28,6 +34,7 @@ export interface LoginOptions {
 export async function login(options: LoginOptions): Promise<ServerCredentials> {
   const { server, store, log } = options;
   const metadata = await discover(server);
+  const provider = await chooseProvider(server, metadata.signInProviders, options.provider, options.pick);
   const verifier = randomToken(32);
   const state = randomToken(16);
 
@@ -36,7 +43,7 @@ export async function login(options: LoginOptions): Promise<ServerCredentials> {
   const redirectUri = `http://127.0.0.1:${port}/callback`;
   const query = new URLSearchParams({ source: 'cli', callbackPort: String(port), code_challenge: pkceChallenge(verifier), state });
   if (options.scope) query.set('scope', options.scope);
-  const signInUrl = `${server}/api/v1/auth/codehost?${query}`;
+  const signInUrl = `${server}/api/v1/auth/${provider}?${query}`;
 
   try {
     const signedIn = new Promise<ServerCredentials>((resolve, reject) => {

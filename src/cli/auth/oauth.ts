@@ -44,6 +44,8 @@ export interface ServerMetadata {
   token_endpoint: string;
   /** RFC 9207: the server puts `iss` on every authorization response. */
   issParameter: boolean;
+  /** The sign-in providers the server has (`loom_sign_in_providers`); undefined from a server that does not say. */
+  signInProviders?: string[];
 }
 
 /** `{server}/.well-known/oauth-authorization-server`. */
@@ -55,7 +57,9 @@ export async function discover(server: string): Promise<ServerMetadata> {
   const issuer = typeof body.issuer === 'string' ? body.issuer : undefined;
   const tokenEndpoint = typeof body.token_endpoint === 'string' ? normalizeServerUrl(body.token_endpoint) : undefined;
   if (!issuer || !tokenEndpoint) throw new CliError(`the metadata at ${url} has no issuer or token_endpoint`);
-  return { issuer, token_endpoint: tokenEndpoint, issParameter: body.authorization_response_iss_parameter_supported === true };
+  const providers = body.loom_sign_in_providers;
+  const signInProviders = Array.isArray(providers) ? providers.filter((p): p is string => typeof p === 'string') : undefined;
+  return { issuer, token_endpoint: tokenEndpoint, issParameter: body.authorization_response_iss_parameter_supported === true, signInProviders };
 }
 
 /** An OAuth error answer of the token endpoint (RFC 6749 §5.2). */

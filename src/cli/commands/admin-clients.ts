@@ -7,6 +7,7 @@ import type { ClientRecord } from '../../core/identity/records.ts';
 import { openStore, type Store } from '../../store/index.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { oneLine, print, printJson, printWarning } from '../output.ts';
 
 /** How a client is shown: never its secret hash. */
 export interface ClientView {
@@ -47,18 +48,18 @@ export function clientsCommand(): Command {
         const view = { ...viewOf(client, false), ...(clientSecret ? { client_secret: clientSecret } : {}) };
         if (options.json) {
           const { client_id, client_secret, name, type, grant_types, redirect_uris, scopes } = view;
-          process.stdout.write(JSON.stringify({ client_id, ...(client_secret ? { client_secret } : {}), name, type, grant_types, redirect_uris, scopes }, null, 2) + '\n');
+          printJson({ client_id, ...(client_secret ? { client_secret } : {}), name, type, grant_types, redirect_uris, scopes });
           return;
         }
-        const lines = [`Registered ${client.type} client "${client.name}".`, `  client_id      ${client.clientId}`];
+        const lines = [`Registered ${client.type} client "${oneLine(client.name)}".`, `  client_id      ${client.clientId}`];
         if (clientSecret) lines.push(`  client_secret  ${clientSecret}`);
         lines.push(
           `  grants         ${client.grantTypes.join(' ')}`,
           `  scopes         ${client.scopes.join(' ')}`,
-          `  redirect URIs  ${client.redirectUris.join(' ') || '(none)'}`,
+          `  redirect URIs  ${client.redirectUris.map(oneLine).join(' ') || '(none)'}`,
         );
         if (clientSecret) lines.push('', 'The secret is shown only now and stored hashed: keep it somewhere safe.');
-        process.stdout.write(lines.join('\n') + '\n');
+        print(lines.join('\n') + '\n');
       });
     }),
   );
@@ -69,13 +70,14 @@ export function clientsCommand(): Command {
       await withRegistry(command, async (registry) => {
         const views = (await registry.list()).map((client) => viewOf(client, true));
         if (options.json) {
-          process.stdout.write(JSON.stringify(views, null, 2) + '\n');
+          printJson(views);
           return;
         }
-        const rows = [['CLIENT ID', 'TYPE', 'GRANTS', 'NAME'], ...views.map((v) => [v.client_id, v.type, v.grant_types.join(','), v.name])];
+        // Names come from whoever registered the client: escaped before the columns are measured.
+        const rows = [['CLIENT ID', 'TYPE', 'GRANTS', 'NAME'], ...views.map((v) => [v.client_id, v.type, v.grant_types.join(','), v.name].map(oneLine))];
         const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
         const text = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
-        process.stdout.write(text + '\n');
+        print(text + '\n');
       });
     }),
   );
@@ -86,7 +88,7 @@ export function clientsCommand(): Command {
       if (clientId === CLI_CLIENT_ID) throw new CliError(`${CLI_CLIENT_ID} is built in and cannot be removed`);
       await withRegistry(command, async (registry) => {
         if (!(await registry.remove(clientId))) throw new CliError(`no client ${clientId}; loom admin clients list shows them`);
-        process.stdout.write(`Removed client ${clientId}.\n`);
+        print(`Removed client ${oneLine(clientId)}.\n`);
       });
     }),
   );
@@ -97,6 +99,7 @@ export function clientsCommand(): Command {
 async function withRegistry(command: Command, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
   const config = configFromOptions(command);
   const store: Store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  for (const warning of store.warnings) printWarning(warning);
   try {
     await work(new ClientRegistry(store.clients, store.grants));
   } finally {

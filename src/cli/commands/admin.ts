@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { openStore } from '../../store/index.ts';
+import { forTerminal, oneLine, print, printJson, printWarning } from '../output.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { clientsCommand } from './admin-clients.ts';
 
@@ -15,18 +16,21 @@ export function adminCommand(): Command {
   addSettingOptions(list, ['dataDir']).action(async (options, command: Command) => {
     const config = configFromOptions(command);
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    for (const warning of store.warnings) printWarning(warning);
     try {
       const records = await store.feedback.list({ limit: options.limit, before: options.before });
       if (options.json) {
-        process.stdout.write(JSON.stringify(records, null, 2) + '\n');
+        printJson(records);
         return;
       }
       if (records.length === 0) {
-        process.stdout.write('No feedback stored.\n');
+        print('No feedback stored.\n');
         return;
       }
       for (const r of records) {
-        process.stdout.write(`${r.createdAt}  ${r.id}  ${r.name} <${r.email}>\n  ${r.subject}\n  ${r.message.replace(/\n/g, '\n  ')}\n\n`);
+        // Anyone can send feedback: no field can start a line of its own, each message line stays indented.
+        const message = r.message.split(/\r?\n/).map(forTerminal).join('\n  ');
+        print(`${oneLine(r.createdAt)}  ${oneLine(r.id)}  ${oneLine(r.name)} <${oneLine(r.email)}>\n  ${oneLine(r.subject)}\n  ${message}\n\n`);
       }
     } finally {
       await store.close();

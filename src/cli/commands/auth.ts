@@ -1,11 +1,13 @@
 // `loom login`, `loom whoami`, `loom logout`: the CLI's sign-in to a hosted server.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { openBrowser } from '../auth/browser.ts';
 import { CredentialStore, type ServerCredentials } from '../auth/credentials.ts';
 import { DEFAULT_LOGIN_TIMEOUT_MS, login } from '../auth/login.ts';
 import { jwtClaims, normalizeServerUrl, resolveServer, send } from '../auth/oauth.ts';
+import { askProvider, SIGN_IN_PROVIDERS, type SignInProviderId } from '../auth/providers.ts';
 import { freshCredentials } from '../auth/tokens.ts';
 import { CliError, cliAction } from '../errors.ts';
+import { oneLine, print, printErr, printJson, printProblem } from '../output.ts';
 
 const SERVER_OPTION = ['--server <url>', 'the hosted server (env LOOM_SERVER; default the configured hosted API, http://127.0.0.1:8080)'] as const;
 
@@ -13,24 +15,29 @@ export function loginCommand(): Command {
   return new Command('login')
     .description('sign in to a hosted server through the browser (OAuth with PKCE); tokens go to <config dir>/credentials.json')
     .option(...SERVER_OPTION, serverUrl)
+    .addOption(
+      new Option('--provider <provider>', "the server's sign-in provider to use (default: its only one; asked on a terminal when it has several)").choices(SIGN_IN_PROVIDERS),
+    )
     .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated (default: all the CLI may have)', scopeList)
     .option('--no-browser', 'only print the sign-in URL, do not open a browser')
     .option('--port <n>', 'loopback port for the callback, 1024 to 65535 (default: a free one)', loopbackPort)
     .action(
-      cliAction(async (options: { server?: string; scope?: string; browser: boolean; port?: number }) => {
+      cliAction(async (options: { server?: string; provider?: SignInProviderId; scope?: string; browser: boolean; port?: number }) => {
         const server = resolveServer(options.server);
         const store = CredentialStore.fromEnv();
         const credentials = await login({
           server,
+          provider: options.provider,
+          pick: process.stdin.isTTY && process.stderr.isTTY ? askProvider(process.stdin, process.stderr) : undefined,
           scope: options.scope,
           port: options.port ?? 0,
           timeoutMs: loginTimeout(),
           store,
           open: options.browser ? openBrowser : undefined,
-          log: (line) => process.stderr.write(`${line}\n`),
+          log: (line) => printErr(`${oneLine(line)}\n`),
         });
         const who = identityOf(credentials);
-        process.stdout.write(`Signed in to ${server} as ${describeUser(who)}.\n`);
+        print(`Signed in to ${server} as ${describeUser(who)}.\n`);
       }),
     );
 }
@@ -57,17 +64,17 @@ export function whoamiCommand(): Command {
         const scopes = credentials.scope.split(' ').filter(Boolean);
         if (options.json) {
           const out = { server, issuer: credentials.issuer, ...who, scopes, expires_at: credentials.expires_at, verified: verified === 'accepted' };
-          process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+          printJson(out);
           return;
         }
-        if (verified === 'unchecked') process.stderr.write(`loom: could not check the token with ${server}; showing what is stored\n`);
+        if (verified === 'unchecked') printProblem(`could not check the token with ${server}; showing what is stored`);
         const lines = [
           `Signed in to ${server} as ${describeUser(who)}`,
-          `  subject  ${who.sub ?? '(unknown)'}`,
-          `  scopes   ${scopes.join(' ') || '(none)'}`,
-          `  expires  ${credentials.expires_at}${credentials.refresh_token ? ' (renewed automatically)' : ''}`,
+          `  subject  ${oneLine(who.sub ?? '(unknown)')}`,
+          `  scopes   ${oneLine(scopes.join(' ')) || '(none)'}`,
+          `  expires  ${oneLine(credentials.expires_at)}${credentials.refresh_token ? ' (renewed automatically)' : ''}`,
         ];
-        process.stdout.write(lines.join('\n') + '\n');
+        print(lines.join('\n') + '\n');
       }),
     );
 }
@@ -85,7 +92,7 @@ export function logoutCommand(): Command {
           delete file.servers[server];
           return found;
         });
-        process.stdout.write(was ? `Signed out of ${server}.\n` : `Not signed in to ${server}.\n`);
+        print(was ? `Signed out of ${server}.\n` : `Not signed in to ${server}.\n`);
       }),
     );
 }
@@ -110,9 +117,10 @@ export function identityOf(credentials: ServerCredentials): SignedInUser {
   };
 }
 
+/** Who, in one line: the names come from the code host or identity provider, so each is escaped. */
 function describeUser(who: SignedInUser): string {
-  const label = who.login ?? who.sub ?? 'an unknown user';
-  const details = [who.name, who.email && `<${who.email}>`].filter(Boolean).join(' ');
+  const label = oneLine(who.login ?? who.sub ?? 'an unknown user');
+  const details = [who.name && oneLine(who.name), who.email && `<${oneLine(who.email)}>`].filter(Boolean).join(' ');
   return details ? `${label} (${details})` : label;
 }
 

@@ -7,6 +7,7 @@ import { createCompletionEngine } from '../../core/completion/setup.ts';
 import { detectLanguage } from '../../core/workspace/language.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { print, printJson, printProblem } from '../output.ts';
 
 /** The completion settings with flags, offered by every command that completes. */
 export const COMPLETION_SETTINGS = ['modelsDir', 'completion.provider', 'gguf.model'] as const;
@@ -51,11 +52,13 @@ export function completeCommand(): Command {
           caller: 'cli',
         });
         if (options.json) {
-          process.stdout.write(JSON.stringify({ completion: result.completion, tokens: result.tokens, model: result.model, latencyMs: result.latencyMs }) + '\n');
+          printJson({ completion: result.completion, tokens: result.tokens, model: result.model, latencyMs: result.latencyMs }, 0);
         } else if (result.completion) {
-          process.stdout.write(result.completion + '\n');
+          // A model wrote this (and a prompt-injected one may write anything): lines and tabs
+          // stay, anything a terminal would act on is escaped.
+          print(result.completion + '\n');
         } else {
-          process.stderr.write('loom: no completion here (the model is not sure of one)\n');
+          printProblem('no completion here (the model is not sure of one)');
         }
       } finally {
         await engine.close();

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { startHosted, type RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { print } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 
 export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel', 'corpusDir', ...COMPLETION_SETTINGS] as const;
@@ -21,7 +22,7 @@ export function printStarted(hosted: RunningHosted): void {
     `  OpenAPI         ${hosted.publicUrl}/openapi.json`,
     `  Index           ${hosted.publicUrl}/llms.txt`,
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  print(lines.join('\n') + '\n');
 }
 
 /** Closes servers on SIGINT/SIGTERM so that in-flight requests finish and the store is closed. */

@@ -10,6 +10,7 @@ import { DownloadError, downloadFile, partialPathOf, type DownloadProgress } fro
 import { ModelLibrary } from '../../core/models/library.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { oneLine, print, printErr, printJson, printProblem } from '../output.ts';
 
 const SETTINGS = ['dataDir', 'modelsDir', 'catalog'] as const;
 
@@ -35,27 +36,30 @@ export function modelsCommand(): Command {
           path: path ?? null,
           downloadUrl: model.file?.url ?? null,
         }));
-        process.stdout.write(JSON.stringify(entries, null, 2) + '\n');
+        printJson(entries);
         return;
       }
       if (rows.length === 0) {
-        process.stdout.write('The catalog lists no models.\n');
+        print('The catalog lists no models.\n');
         return;
       }
+      // A catalog may come from anywhere (--catalog): cells are escaped before the columns are measured.
       const table = [
         ['NAME', 'PARAMS', 'QUANT', 'SIZE', 'INSTALLED', 'PATH'],
-        ...rows.map(({ model, path, installed, size }) => [
-          model.name,
-          model.params,
-          model.file?.quantization ?? '-',
-          size !== undefined ? formatBytes(size) : '-',
-          installed ? 'yes' : 'no',
-          path ?? '(no download in the catalog)',
-        ]),
+        ...rows.map(({ model, path, installed, size }) =>
+          [
+            model.name,
+            model.params,
+            model.file?.quantization ?? '-',
+            size !== undefined ? formatBytes(size) : '-',
+            installed ? 'yes' : 'no',
+            path ?? '(no download in the catalog)',
+          ].map(oneLine),
+        ),
       ];
       const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
       const lines = table.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
-      process.stdout.write(`${lines.join('\n')}\n\nModels folder: ${library.modelsDir}\n`);
+      print(`${lines.join('\n')}\n\nModels folder: ${oneLine(library.modelsDir)}\n`);
     }),
   );
 
@@ -75,7 +79,7 @@ export function modelsCommand(): Command {
       const status = library.status(model);
       if (!model.file || !status.path) throw new CliError(`the catalog gives no GGUF file for ${model.name}, so there is nothing to download.`);
       if (status.installed && !options.force) {
-        process.stdout.write(`${model.name} is already installed: ${status.path}\n`);
+        print(`${oneLine(model.name)} is already installed: ${oneLine(status.path)}\n`);
         return;
       }
       if (!model.file.sha256 && options.verify) {
@@ -103,11 +107,11 @@ export function modelsCommand(): Command {
         });
         progress.stop();
         const checked = options.verify ? 'sha256 verified' : `sha256 ${result.sha256}, not checked`;
-        process.stdout.write(`Installed ${model.name} (${formatBytes(result.size)}, ${checked}): ${result.path}\n`);
+        print(`Installed ${oneLine(model.name)} (${formatBytes(result.size)}, ${checked}): ${oneLine(result.path)}\n`);
       } catch (error) {
         progress.stop();
         if (error === interrupted) {
-          process.stderr.write(`loom: download of ${model.name} interrupted; run the same command again to resume it.\n`);
+          printProblem(`download of ${model.name} interrupted; run the same command again to resume it.`);
           process.exitCode = 130;
           return;
         }
@@ -138,26 +142,28 @@ interface ProgressReporter {
 }
 
 /** A bar on a terminal; on anything else a line at the start, on resume and every 10 %. */
-function progressReporter(name: string, url: string): ProgressReporter {
-  const out = process.stderr;
+function progressReporter(catalogName: string, catalogUrl: string): ProgressReporter {
+  const name = oneLine(catalogName);
+  const url = oneLine(catalogUrl);
   let bar: cliProgress.SingleBar | undefined;
   let started = false;
   let lastStep = -1;
   let lastLoggedBytes = 0;
   let startedAt = 0;
   let startBytes = 0;
-  const tty = Boolean(out.isTTY);
+  const tty = Boolean(process.stderr.isTTY);
   return {
     update({ done, total, resumedFrom }) {
       if (!started) {
         started = true;
-        out.write(`Downloading ${name} from ${url}\n`);
-        if (resumedFrom > 0) out.write(`Resuming at ${formatBytes(resumedFrom)}${total ? ` of ${formatBytes(total)}` : ''}\n`);
+        printErr(`Downloading ${name} from ${url}\n`);
+        if (resumedFrom > 0) printErr(`Resuming at ${formatBytes(resumedFrom)}${total ? ` of ${formatBytes(total)}` : ''}\n`);
         if (tty && total) {
           bar = new cliProgress.SingleBar(
             {
               format: '{bar} {percentage}% | {done} of {all} | {speed} | ETA {eta_formatted}',
-              stream: out,
+              // The bar shows figures only; nothing in it came from outside.
+              stream: process.stderr,
               hideCursor: true,
               barsize: 30,
               etaBuffer: 50,
@@ -179,12 +185,12 @@ function progressReporter(name: string, url: string): ProgressReporter {
       if (total) {
         const step = Math.floor((done / total) * 10);
         if (step > lastStep) {
-          if (lastStep >= 0 || step > 0) out.write(`${name}: ${step * 10}% (${formatBytes(done)} of ${formatBytes(total)})\n`);
+          if (lastStep >= 0 || step > 0) printErr(`${name}: ${step * 10}% (${formatBytes(done)} of ${formatBytes(total)})\n`);
           lastStep = step;
         }
       } else if (done - lastLoggedBytes >= 64 * 1024 * 1024) {
         lastLoggedBytes = done;
-        out.write(`${name}: ${formatBytes(done)}\n`);
+        printErr(`${name}: ${formatBytes(done)}\n`);
       }
     },
     stop() {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { startLocal, type RunningLocal } from '../../local/server.ts';
 import { loadOrCreateSettings, rotateToken } from '../../local/settings.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
+import { print, printWarning } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 import { closeOnSignal } from './hosted.ts';
 
@@ -19,7 +20,7 @@ export function serveCommand(): Command {
 }
 
 export function printLocal(local: RunningLocal): void {
-  process.stdout.write(
+  print(
     [
       `Loom local API    ${local.url}/api   (workspace: ${local.workspace})`,
       `  Events          ws://127.0.0.1:${local.port}/events`,
@@ -34,7 +35,7 @@ export function tokenCommand(): Command {
   const command = new Command('token').description('print the local API token (from settings.json in the config folder)').option('--rotate', 'replace it with a new one (a running server picks it up at once)');
   return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean }, self: Command) => {
     const { local } = configFromOptions(self);
-    const token = options.rotate ? rotateToken(local.configDir) : loadOrCreateSettings(local.configDir).apiToken;
-    process.stdout.write(`${token}\n`);
+    const token = options.rotate ? rotateToken(local.configDir, printWarning) : loadOrCreateSettings(local.configDir, printWarning).apiToken;
+    print(`${token}\n`);
   });
 }

@@ -1,6 +1,8 @@
 // The contract between the completion engine and the model providers (builtin, gguf, openai).
 // The engine cuts the text to its budgets, applies the stop rules, caches and cancels; a
-// provider only turns a prefix and a suffix into text.
+// provider only turns a prefix and a suffix into text. A provider that can hold a conversation
+// (gguf, openai) also has `chat()`, the agents' interface (chat.ts).
+import type { ChatRequest, ChatResult } from './chat.ts';
 
 export type ProviderKind = 'builtin' | 'gguf' | 'openai';
 
@@ -61,6 +63,12 @@ export interface CompletionProvider {
    * with the signal's reason.
    */
   complete(request: ProviderRequest): Promise<ProviderResult>;
+  /**
+   * The model's next turn in a conversation, with tool calls (see chat.ts); absent on
+   * providers that cannot chat (builtin). `capabilities.chat` says whether the model was made
+   * for it (a chat model), `capabilities.tools` whether tools reach it natively.
+   */
+  chat?(request: ChatRequest): Promise<ChatResult>;
   /** Frees what the provider holds (model memory, sockets). */
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@
 // nothing else restarts, and a provider whose settings did not change keeps its loaded model.
 import type { CompletionConfig } from '../../config/load.ts';
 import { LoomError } from '../errors.ts';
+import type { ChatProvider } from './chat.ts';
 import type { CompletionProvider, ProviderKind } from './provider.ts';
 
 export interface ProviderFactories {
@@ -43,18 +44,47 @@ export class ProviderSet {
 
   /** Names of the providers offered, the default first. */
   names(): string[] {
-    const first = this.defaultKind === 'builtin' ? this.builtin : (this.slots.get(this.defaultKind)?.provider ?? this.builtin);
-    return [first, ...this.all().filter((p) => p !== first)].map((p) => p.name);
+    return this.ordered().map((p) => p.name);
   }
 
   chatModels(): string[] {
     return this.all().filter((p) => p.capabilities.chat).map((p) => p.name);
   }
 
+  /**
+   * The provider a conversation (an agent's) goes to: the one `model` names (by name or kind),
+   * else the default one when it can chat, else the first that can. A gguf model chats
+   * whether or not its file has a chat template (capabilities.chat says whether it was made
+   * for it). Throws LoomError `unknown_model`, or `bad_request` when the provider named, or
+   * every one, cannot chat.
+   */
+  selectChat(model?: string): CompletionProvider & ChatProvider {
+    const canChat = (provider: CompletionProvider): provider is CompletionProvider & ChatProvider => typeof provider.chat === 'function';
+    if (model !== undefined && model !== '') {
+      const named = this.select(model);
+      if (canChat(named)) return named;
+      throw new LoomError('bad_request', `The model ${named.name} completes code but cannot chat.`, this.chatHint());
+    }
+    const chosen = this.ordered().find(canChat);
+    if (!chosen) throw new LoomError('bad_request', 'No model served here can chat.', this.chatHint());
+    return chosen;
+  }
+
+  private chatHint(): string {
+    const chatting = this.all().filter((provider) => typeof provider.chat === 'function').map((provider) => provider.name);
+    return chatting.length ? `Models that can chat: ${chatting.join(', ')}.` : 'Configure an openai provider (openai.baseUrl, openai.model) or a gguf chat model (gguf.model).';
+  }
+
   async close(): Promise<void> {
     const providers = this.all();
     this.slots.clear();
     await Promise.allSettled(providers.map((p) => p.close()));
+  }
+
+  /** The providers, the default first. */
+  private ordered(): CompletionProvider[] {
+    const first = this.defaultKind === 'builtin' ? this.builtin : (this.slots.get(this.defaultKind)?.provider ?? this.builtin);
+    return [first, ...this.all().filter((p) => p !== first)];
   }
 
   private all(): CompletionProvider[] {

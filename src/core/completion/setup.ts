@@ -7,6 +7,7 @@ import { GgufProvider } from '../models/gguf.ts';
 import { findCatalogModel, resolveGgufModel } from '../models/library.ts';
 import { OpenAiProvider } from '../models/openai.ts';
 import { CompletionEngine } from './engine.ts';
+import type { ChatRequest } from './chat.ts';
 import type { CompletionProvider, ProviderRequest } from './provider.ts';
 import { ProviderSet } from './providers.ts';
 
@@ -57,11 +58,20 @@ class ResolvingGgufProvider implements CompletionProvider {
   }
 
   async complete(request: ProviderRequest) {
+    return this.provider().complete(request);
+  }
+
+  async chat(request: ChatRequest) {
+    request.signal.throwIfAborted();
+    return this.provider().chat(request);
+  }
+
+  private provider(): GgufProvider {
     if (!this.loaded) {
       const { file } = resolveGgufModel(this.settings.model, this.setup.catalog, this.setup.modelsDir);
       this.loaded = new GgufProvider({ file, name: this.name, gpu: this.settings.gpu, contextSize: this.settings.contextSize });
     }
-    return this.loaded.complete(request);
+    return this.loaded;
   }
 
   async close(): Promise<void> {

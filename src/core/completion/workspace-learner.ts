@@ -3,6 +3,7 @@
 // (a burst of keystrokes is one update) and training never blocks the server from answering.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../files/read-regular.ts';
 
 export interface LearningModel {
   updateFile(filePath: string, text: string): void;
@@ -101,7 +102,14 @@ export class WorkspaceLearner {
     // An open document reloads from disk itself when it has no unsaved edits, and tells us.
     if (relative.startsWith('..') || this.inEditor.has(relative)) return;
     this.later(relative, () => {
-      const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+      // This runs in a timer: a throw here would end the process. A name that cannot be
+      // looked at (a loop of symlinks, a name too long, no permission) is as good as gone.
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.statSync(absolute, { throwIfNoEntry: false });
+      } catch {
+        stat = undefined;
+      }
       if (!stat) {
         this.model.removeFile(relative);
         this.unwatch(absolute);
@@ -109,9 +117,11 @@ export class WorkspaceLearner {
         if (!this.options.skipsDirectory(path.basename(absolute))) this.learnNewDirectory(absolute);
       } else if (stat.isFile() && this.options.accepts(relative, stat.size)) {
         try {
-          this.model.updateFile(relative, fs.readFileSync(absolute, 'utf8'));
+          // Never a FIFO swapped in since the stat (reading one would block the server); a file
+          // that grew since is read on the event its growth sends.
+          this.model.updateFile(relative, readRegularFile(absolute, relative, stat.size).text);
         } catch {
-          // Deleted or unreadable between stat and read: the next event says which.
+          // Deleted, unreadable or no longer a regular file between stat and read: the next event says which.
         }
       }
     });

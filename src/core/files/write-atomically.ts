@@ -10,7 +10,10 @@ import path from 'node:path';
  */
 export function writeFileAtomically(file: string, contents: string, mode?: number): void {
   const finalMode = mode ?? (fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : 0o644);
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // The temporary name keeps only the start of the file's name: a name near the file system's
+  // limit (255 bytes) must not make the temporary one too long.
+  const stem = Array.from(path.basename(file)).slice(0, 32).join('');
+  const temp = path.join(path.dirname(file), `.${stem}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fd = fs.openSync(temp, 'wx', finalMode);
     try {

@@ -2,9 +2,15 @@
 // workspace folder. git is spawned directly, never through a shell; user input never becomes
 // an option (SECURITY.md, local server 5): paths go after `--` as literal pathspecs, branch and
 // remote names are validated and remotes must be configured ones; the ext:: transport is off.
+import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError } from '../errors.ts';
+import { fileSystemError } from '../files/fs-errors.ts';
+import { readRegularFile } from '../files/read-regular.ts';
+import { isInside, realpathLoose } from '../workspace/paths.ts';
+import { protection } from '../workspace/protected.ts';
 import { parsePushPorcelain, parseRefs, parseStatus, REF_FORMAT, summaryLine } from './parse.ts';
 import { GitSpawnError, runGit, type RunResult } from './run.ts';
 import type { GitBranches, GitCommitInput, GitCommitResult, GitPullResult, GitPushResult, GitStatus, GitSyncInput } from './types.ts';
@@ -62,6 +68,8 @@ interface Workspace {
   prefix: string;
   /** Real path of the repository's top folder. */
   top: string;
+  /** Settings pinned for this repository on every command (see hookPins). */
+  pins: string[];
 }
 
 interface Upstream {
@@ -76,8 +84,19 @@ const DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024;
 /** Files larger than this are not scanned for conflict markers (they count as unresolved). */
 const MAX_MARKER_SCAN = 16 * 1024 * 1024;
 
-/** Settings on every command: the ext:: transport can run any program; paths print raw. */
-const SAFE_CONFIG = ['protocol.ext.allow=never', 'core.quotepath=off'];
+/**
+ * Settings on every command (command-line settings override every config file):
+ * - the ext:: transport runs any program the remote's URL names;
+ * - core.fsmonitor names a program git runs on every status, and status runs in the
+ *   background, without the user asking: a folder downloaded with such a .git/config would
+ *   run it on open. Turning it off costs only speed. Empty, not `false`: git before 2.36 takes
+ *   the value as a program's name (and would run `false`), while empty means off in every version;
+ * - safe.bareRepository=explicit: a workspace folder that has been made to look like a bare
+ *   repository (HEAD, config, objects/, refs/ written into it, with core.worktree set) is
+ *   refused rather than read as the repository, whose config would then be the workspace's;
+ * - paths print raw.
+ */
+const SAFE_CONFIG = ['protocol.ext.allow=never', 'core.fsmonitor=', 'safe.bareRepository=explicit', 'core.quotepath=off'];
 
 /**
  * Git over one workspace folder. Methods resolve to the JSON the local API answers with and
@@ -149,25 +168,27 @@ export class GitWorkspace {
       await this.refuseUnresolved(ws);
 
       const config = await this.identityConfig(ws);
-      let pathspecs: string[] | undefined;
-      if (files) {
-        // New files must be known to git before `commit --only` can take them; tracked ones
-        // (deleted ones included) are taken from the working tree by the commit itself.
-        const present: string[] = [];
-        for (const file of files) if (await exists(path.join(ws.root, file))) present.push(file);
-        if (present.length) await this.add(ws, present.map(literalPathspec));
-        pathspecs = files.map(literalPathspec);
-      } else {
-        await this.add(ws, ['.']);
-        // A merge is concluded by a plain commit; otherwise `--only .` keeps what is staged
-        // outside the workspace (when it is a subfolder of the repository) out of the commit.
-        pathspecs = merging ? undefined : ['.'];
-      }
+      await this.withIndexCopy(ws, async (env) => {
+        let pathspecs: string[] | undefined;
+        if (files) {
+          // New files must be known to git before `commit --only` can take them; tracked ones
+          // (deleted ones included) are taken from the working tree by the commit itself.
+          const present: string[] = [];
+          for (const file of files) if (await exists(path.join(ws.root, file))) present.push(file);
+          if (present.length) await this.add(ws, present.map(literalPathspec), env);
+          pathspecs = files.map(literalPathspec);
+        } else {
+          await this.add(ws, ['.'], env);
+          // A merge is concluded by a plain commit; otherwise `--only .` keeps what is staged
+          // outside the workspace (when it is a subfolder of the repository) out of the commit.
+          pathspecs = merging ? undefined : ['.'];
+        }
 
-      const args = ['commit', '--no-edit', `--message=${message}`];
-      if (pathspecs) args.push('--only', '--pathspec-from-file=-', '--pathspec-file-nul');
-      const result = await this.git(ws, args, { long: true, config, ok: [0, 1, 128], input: pathspecs ? pathspecs.join('\0') : undefined });
-      if (result.code !== 0) throw await this.commitFailure(ws, result);
+        const args = ['commit', '--no-edit', `--message=${message}`];
+        if (pathspecs) args.push('--only', '--pathspec-from-file=-', '--pathspec-file-nul');
+        const result = await this.git(ws, args, { long: true, config, env, ok: [0, 1, 128], input: pathspecs ? pathspecs.join('\0') : undefined });
+        if (result.code !== 0) throw await this.commitFailure(ws, result);
+      });
 
       const sha = (await this.git(ws, ['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.toString('utf8').trim();
       const parents = (await this.git(ws, ['rev-list', '--parents', '-n', '1', sha])).stdout.toString('utf8').trim().split(' ').slice(1);
@@ -339,21 +360,21 @@ export class GitWorkspace {
     } catch {
       throw new LoomError('no_workspace', `The workspace folder ${configured} does not exist or is not a folder.`, 'Open another folder.');
     }
-    const probe: Workspace = { root, prefix: '', top: root };
-    const result = await this.git(probe, ['rev-parse', '--is-inside-work-tree', '--show-prefix'], { ok: [0, 128] });
+    const probe: Workspace = { root, prefix: '', top: root, pins: [] };
+    const result = await this.git(probe, ['rev-parse', '--is-inside-work-tree', '--show-prefix', '--git-path', 'hooks', '--git-common-dir'], { ok: [0, 128] });
     if (result.code !== 0) throw classify(result.stderr, false);
-    const [inside = '', prefix = ''] = result.stdout.toString('utf8').split('\n');
+    const [inside = '', prefix = '', hooks = '', common = ''] = result.stdout.toString('utf8').split('\n');
     if (inside !== 'true') {
       // A bare repository, or a folder inside .git.
       throw new LoomError('not_a_repository', 'The workspace folder is not inside the working tree of a git repository.', 'Open the folder that holds the files, not the repository\'s .git folder.');
     }
     const depth = prefix.split('/').filter(Boolean).length;
-    return { root, prefix, top: path.resolve(root, ...Array<string>(depth).fill('..')) };
+    return { root, prefix, top: path.resolve(root, ...Array<string>(depth).fill('..')), pins: hookPins(root, path.resolve(root, hooks), path.resolve(root, common)) };
   }
 
   /** Runs git in the workspace and turns every failure into a LoomError. */
   private async git(ws: Workspace, args: string[], call: Call = {}): Promise<RunResult> {
-    const config = [...SAFE_CONFIG, ...(call.config ?? [])];
+    const config = [...SAFE_CONFIG, ...ws.pins, ...(call.config ?? [])];
     const full = ['-C', ws.root, ...config.flatMap((setting) => ['-c', setting]), ...args];
     const timeoutMs = call.network || call.long ? this.longTimeoutMs : this.timeoutMs;
     let result: RunResult;
@@ -388,8 +409,37 @@ export class GitWorkspace {
     return result;
   }
 
-  private async add(ws: Workspace, pathspecs: string[]): Promise<void> {
-    const result = await this.git(ws, ['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: pathspecs.join('\0'), ok: [0, 1, 128] });
+  /**
+   * Runs `work` on a copy of the index (its environment points git at it) and puts the copy in
+   * place of the index only when `work` succeeds: what a refused commit staged on the way (new
+   * files, everything for a commit of all changes) is dropped with the copy, and the index is as
+   * it was. The index's lock is held meanwhile, as git holds it, so no other git process changes
+   * the index in between.
+   */
+  private async withIndexCopy(ws: Workspace, work: (env: Record<string, string>) => Promise<void>): Promise<void> {
+    const index = path.resolve(ws.root, (await this.git(ws, ['rev-parse', '--git-path', 'index'])).stdout.toString('utf8').trim());
+    const lock = `${index}.lock`;
+    try {
+      await (await fs.open(lock, 'wx')).close();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw classify(`Unable to create '${lock}': File exists.`, false);
+      throw error;
+    }
+    const copy = `${index}.loom-${randomBytes(6).toString('hex')}`;
+    try {
+      await fs.copyFile(index, copy).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error; // a repository without an index yet
+      });
+      await work({ GIT_INDEX_FILE: copy });
+      await fs.rename(copy, index);
+    } finally {
+      await fs.rm(copy, { force: true });
+      await fs.rm(lock, { force: true });
+    }
+  }
+
+  private async add(ws: Workspace, pathspecs: string[], env?: Record<string, string>): Promise<void> {
+    const result = await this.git(ws, ['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: pathspecs.join('\0'), env, ok: [0, 1, 128] });
     if (result.code === 0) return;
     const text = result.stderr;
     const ignored = /paths are ignored by one of your \.gitignore files:\n([\s\S]*?)(?:\nhint:|$)/.exec(text);
@@ -432,7 +482,7 @@ export class GitWorkspace {
     if (unmerged.length === 0) return;
     const unresolved: string[] = [];
     for (const repoPath of unmerged) {
-      if (await hasConflictMarkers(path.join(ws.top, repoPath))) unresolved.push(fromRepo(ws, repoPath));
+      if (hasConflictMarkers(path.join(ws.top, repoPath), fromRepo(ws, repoPath))) unresolved.push(fromRepo(ws, repoPath));
     }
     if (unresolved.length) {
       throw new GitConflictError(
@@ -502,6 +552,24 @@ export class GitWorkspace {
   }
 }
 
+/**
+ * Hooks run for the commands a user asks for (commit, push, pull), as in every git client:
+ * those of the repository's own hooks folder, which no Loom writer may write (it is in a git
+ * directory). A core.hooksPath that leads into the workspace (`.husky`, `.githooks`) names
+ * files that Loom's editor and agents can write, so a request could choose what a later
+ * commit runs: for Loom's commands git is pointed back at the repository's own hooks folder.
+ */
+function hookPins(root: string, hooks: string, commonDir: string): string[] {
+  let writable: boolean;
+  try {
+    const real = realpathLoose(hooks);
+    writable = isInside(root, real) && protection(real) === undefined;
+  } catch {
+    writable = isInside(root, hooks); // Unresolvable (a loop, no permission): judged by its path as written.
+  }
+  return writable ? [`core.hooksPath=${path.join(commonDir, 'hooks')}`] : [];
+}
+
 function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
@@ -515,16 +583,19 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-async function hasConflictMarkers(file: string): Promise<boolean> {
-  let stat;
+function hasConflictMarkers(file: string, subject: string): boolean {
+  let text: string;
   try {
-    stat = await fs.lstat(file);
-  } catch {
-    return false; // Deleted: resolved by deleting it.
+    // A symlink's content is its target's name, not text with markers.
+    if (fsSync.lstatSync(file).isSymbolicLink()) return false;
+    // Never a FIFO or a device: reading one would wait for ever.
+    ({ text } = readRegularFile(file, subject, MAX_MARKER_SCAN));
+  } catch (error) {
+    const failure = fileSystemError(error, subject);
+    if (failure.code === 'not_found' || failure.code === 'not_a_file') return false; // Deleted (resolved by deleting it), or no text.
+    if (failure.code === 'payload_too_large') return true; // Too large to scan: counts as unresolved.
+    throw failure;
   }
-  if (!stat.isFile()) return false;
-  if (stat.size > MAX_MARKER_SCAN) return true;
-  const text = await fs.readFile(file, 'utf8');
   return /^<{7}(?: |$)/m.test(text) && /^>{7}(?: |$)/m.test(text);
 }
 
@@ -574,6 +645,9 @@ function classify(text: string, network: boolean, remote?: string): LoomError {
   const name = remote ? `The remote ${remote}` : 'The remote';
   if (/dubious ownership/.test(text)) {
     return new LoomError('not_a_repository', 'git refuses this repository: it belongs to another user (safe.directory).', 'If you trust it: git config --global --add safe.directory <folder>.');
+  }
+  if (/cannot use bare repository/.test(text)) {
+    return new LoomError('not_a_repository', 'The workspace folder looks like a bare repository (HEAD, config, objects/, refs/ in it); Loom does not use one it was not told to (safe.bareRepository=explicit).', 'Open the working tree of a repository; remove those files if they were not meant to be there.');
   }
   if (/not a git repository|must be run in a work tree/.test(text)) {
     return new LoomError('not_a_repository', 'The workspace folder is not inside a git repository.', 'Run git init in it, or open a folder that is a repository.');

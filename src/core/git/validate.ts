@@ -2,7 +2,9 @@
 // something other than a plain branch, and paths that leave the workspace.
 import path from 'node:path';
 import { LoomError } from '../errors.ts';
+import { withFileSystemErrors } from '../files/fs-errors.ts';
 import { isInside, realpathLoose } from '../workspace/paths.ts';
+import { protectedName } from '../workspace/protected.ts';
 
 export const MAX_MESSAGE_LENGTH = 10_000;
 export const MAX_FILES = 10_000;
@@ -69,21 +71,17 @@ export async function resolveWorkspacePaths(realRoot: string, files: unknown): P
     const absolute = path.resolve(realRoot, file);
     const outside = () => new LoomError('forbidden_path', `${file} is outside the workspace.`, 'Give paths relative to the workspace folder.');
     if (!isInside(realRoot, absolute)) throw outside();
-    let real: string;
-    try {
-      real = await realpathLoose(absolute);
-    } catch (error) {
-      throw new LoomError('validation_error', `files[${i}] cannot be resolved: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
-    }
+    const real = withFileSystemErrors(file, () => realpathLoose(absolute));
     if (!isInside(realRoot, real)) throw outside();
     // The path git is given: its folder's real path (git will not look through a symlinked
     // folder), its last component as written (a symlink is committed as a symlink).
-    const parent = absolute === realRoot ? realRoot : await realpathLoose(path.dirname(absolute));
+    const parent = absolute === realRoot ? realRoot : withFileSystemErrors(file, () => realpathLoose(path.dirname(absolute)));
     const named = absolute === realRoot ? realRoot : path.join(parent, path.basename(absolute));
     if (!isInside(realRoot, named)) throw outside();
     const rel = path.relative(realRoot, named).split(path.sep).join('/');
-    // Git's own folder is never committed; refuse rather than let git guess.
-    if (rel.split('/').some((part) => part.toLowerCase() === '.git')) {
+    // Git's own folder is never committed (under any name a file system takes for it);
+    // refuse rather than let git guess.
+    if (rel.split('/').some((part) => protectedName(part) === '.git')) {
       throw new LoomError('forbidden_path', `${file} is inside a .git folder.`);
     }
     out.add(rel === '' ? '.' : rel);

@@ -2,6 +2,13 @@
 // asked for under a single-use state, send the user to the provider, and on its callback
 // create or link the user and finish our own flow — a PKCE-bound code for the CLI or desktop
 // app on its loopback port, or a dashboard session for the web.
+//
+// A web sign-in is bound to the browser that began it (login CSRF, RFC 6749 §10.12): start
+// also returns a browser secret (the HTTP layer keeps it in a cookie), and the pending sign-in
+// (with our PKCE verifier and nonce toward the provider) is stored under a hash of the state
+// and that secret, so that a callback arriving in any other browser finds nothing. A CLI or
+// desktop sign-in needs no such binding: the code it ends with is bound by PKCE to the process
+// that started it, and is worthless to anyone else.
 import type { CodeHostAuthQuery, SignInSource } from '../../contracts/auth.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { ServiceUrls } from '../urls.ts';
@@ -9,13 +16,20 @@ import { LoomError } from '../errors.ts';
 import { CLI_CLIENT } from './clients.ts';
 import type { SignInProvider } from './codehost.ts';
 import type { OAuthServer } from './oauth-server.ts';
-import type { LoginStateRepository, UserRecord } from './records.ts';
+import type { LoginStateRecord, LoginStateRepository, UserRecord } from './records.ts';
 import { hashToken, randomToken } from './secrets.ts';
 import { parseScope } from './tokens.ts';
 import type { UserDirectory } from './users.ts';
 
-const STATE_LIFETIME_SECONDS = 600;
+export const STATE_LIFETIME_SECONDS = 600;
 export const DEFAULT_RETURN_PATH = '/dashboard';
+
+export interface SignInStart {
+  /** The provider's authorize URL. */
+  location: string;
+  /** Web sign-ins: the secret the browser must bring back to the callback (a cookie). */
+  browserSecret: string | null;
+}
 
 export type SignInResult =
   | { kind: 'loopback'; location: string; user: UserRecord }
@@ -49,8 +63,8 @@ export class SignInService {
     return [...this.deps.providers.keys()];
   }
 
-  /** Checks the request and returns the provider's authorize URL to redirect to. */
-  async start(providerId: string, query: CodeHostAuthQuery): Promise<string> {
+  /** Checks the request; returns the provider's authorize URL to redirect to and, for the web, the browser's secret. */
+  async start(providerId: string, query: CodeHostAuthQuery): Promise<SignInStart> {
     const provider = this.provider(providerId);
     const source: SignInSource = query.source ?? 'web';
     const scope = this.checkScope(query.scope);
@@ -65,8 +79,9 @@ export class SignInService {
       if (query.return_to !== undefined && !isLocalPath(query.return_to)) throw invalid('return_to must be a path on this server, like /dashboard.');
     }
     const state = randomToken(32);
+    const browserSecret = headless ? null : randomToken(32);
     const record = {
-      stateHash: hashToken(state),
+      stateHash: stateKey(state, browserSecret),
       provider: providerId,
       source,
       callbackPort: headless ? query.callbackPort! : null,
@@ -78,16 +93,23 @@ export class SignInService {
       nonce: randomToken(16),
       expiresAt: new Date(this.clock.now() + STATE_LIFETIME_SECONDS * 1000).toISOString(),
     };
+    // The URL first: a provider that cannot be asked (OpenID discovery failed) leaves no state behind.
+    const location = await provider.authorizeUrl({ state, redirectUri: this.callbackUrl(providerId), codeVerifier: record.providerVerifier, nonce: record.nonce });
     await this.deps.states.add(record);
-    return provider.authorizeUrl({ state, redirectUri: this.callbackUrl(providerId), codeVerifier: record.providerVerifier, nonce: record.nonce });
+    return { location, browserSecret };
   }
 
-  /** The provider's callback. Errors are SignInError (an error page), never a redirect. */
-  async complete(providerId: string, params: { code?: string; state?: string; error?: string }): Promise<SignInResult> {
+  /**
+   * The provider's callback, with the secret of the browser it arrived in (if it has one).
+   * Errors are SignInError (an error page), never a redirect.
+   */
+  async complete(providerId: string, params: { code?: string; state?: string; error?: string }, browserSecret?: string): Promise<SignInResult> {
     const provider = this.provider(providerId);
     if (!params.state) throw new SignInError('The sign-in response has no state.');
-    const pending = await this.deps.states.take(hashToken(params.state));
-    if (!pending || pending.provider !== providerId) throw new SignInError('This sign-in link is not valid or was already used. Start again.');
+    const pending = await this.takePending(params.state, browserSecret);
+    if (!pending || pending.provider !== providerId) {
+      throw new SignInError('This sign-in link is not valid here: it was already used, it expired, or it was started in another browser. Start again in this browser.');
+    }
     if (pending.expiresAt <= new Date(this.clock.now()).toISOString()) throw new SignInError('This sign-in took too long. Start again.');
     if (params.error || !params.code) throw new SignInError(`The provider did not sign you in${params.error ? ` (${params.error.slice(0, 100)})` : ''}.`);
     const identity = await provider.identify({
@@ -115,6 +137,20 @@ export class SignInService {
     return { kind: 'loopback', location: location.toString(), user };
   }
 
+  /**
+   * The pending sign-in of this state: a web one only with the secret of the browser that began
+   * it; a CLI or desktop one (stored under the state alone) in any browser. A miss takes nothing,
+   * so another browser's attempt cannot spend the real one.
+   */
+  private async takePending(state: string, browserSecret: string | undefined): Promise<LoginStateRecord | undefined> {
+    if (browserSecret) {
+      const bound = await this.deps.states.take(stateKey(state, browserSecret));
+      if (bound) return bound;
+    }
+    const unbound = await this.deps.states.take(stateKey(state, null));
+    return unbound && unbound.source !== 'web' ? unbound : undefined;
+  }
+
   /** Our callback URL, as registered at the provider. */
   callbackUrl(providerId: string): string {
     return `${this.deps.urls.publicUrl}/auth/${providerId}/callback`;
@@ -133,6 +169,11 @@ export class SignInService {
     if (refused.length) throw new LoomError('invalid_scope', `Unknown or unavailable scope: ${refused.join(' ')}.`);
     return [...new Set(asked)].join(' ');
   }
+}
+
+/** Where a pending sign-in is stored: a hash of its state, and of the browser's secret for the web. */
+function stateKey(state: string, browserSecret: string | null): string {
+  return hashToken(browserSecret === null ? state : `${state}.${browserSecret}`);
 }
 
 function invalid(message: string): LoomError {

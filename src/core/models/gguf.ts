@@ -11,14 +11,21 @@
 //   passing to a new document; a request evaluates only the prompt tokens its document's
 //   sequence does not already hold (gguf/reuse.ts). Requests on one document run one after the
 //   other; the engine aborts the superseded one, which stops at its next token.
-// - Instruct mode: these are base code models, not chat models (capabilities.chat is false);
-//   an instruct request is answered as a plain continuation of its prefix, without infill.
-//   A code model continues an instruction written as a comment with code, which is the best a
-//   base model can do; the engine sends instructions to chat providers when it has one.
+// - Chat (agents): `chat()` runs a conversation with tool calls through node-llama-cpp's
+//   LlamaChat, in a context of its own created on the first chat (gguf/chat.ts). A model whose
+//   file has a chat template is a chat model (capabilities.chat and .tools, once loaded); one
+//   without still chats, in node-llama-cpp's general format, as well as a base model can.
+// - Instruct mode: a chat model answers the instruction as a chat turn; a base code model (the
+//   catalog's) answers it as a plain continuation of its prefix, without infill: a code model
+//   continues an instruction written as a comment with code, which is the best it can do.
 import type { Token } from 'node-llama-cpp';
 import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
+import { checkChatRequest, steadyClock, type ChatRequest, type ChatResult } from '../completion/chat.ts';
+import type { Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import { untilAborted } from '../abort.ts';
+import { chatTurn, createChatRuntime, disposeChatRuntime, hasChatTemplate, type ChatCounters, type ChatRuntime } from './gguf/chat.ts';
+import { instructionMessages, streamingView, stripMarkdownFences } from './openai.ts';
 import { generate, type GenerationCounters } from './gguf/generate.ts';
 import { disposeRuntime, listenToLlamaLogs, loadRuntime, type GgufGpu, type NodeLlamaCpp, type Runtime } from './gguf/load.ts';
 import { buildPrompt, promptBudget, type FimLayout } from './gguf/prompt.ts';
@@ -44,6 +51,15 @@ export interface GgufProviderOptions {
   /** Infill prompt layout; `auto` (default) picks psm for models trained on it alone, spm otherwise. */
   fimLayout?: FimLayout | 'auto';
   /**
+   * Tokens per conversation (prompt and answer) of the chat context; capped at the model's
+   * training length. Default: `contextSize` or 8192, whichever is larger.
+   */
+  chatContextSize?: number;
+  /** Conversations whose KV cache the chat context keeps at once, each a window of memory. Default 1. */
+  chatSequences?: number;
+  /** Times chat turns (`ChatResult.timing`); a test's ManualClock. Default: a steady clock. */
+  chatClock?: Clock;
+  /**
    * llama.cpp's warnings and errors once the model is loaded (they are dropped otherwise).
    * llama.cpp logs process-wide: this hears those of every gguf provider of the process.
    */
@@ -52,7 +68,7 @@ export interface GgufProviderOptions {
   importRuntime?: () => Promise<NodeLlamaCpp>;
 }
 
-export interface GgufStats extends GenerationCounters {
+export interface GgufStats extends GenerationCounters, ChatCounters {
   state: 'idle' | 'loading' | 'ready' | 'closed';
   /** Known once loaded. */
   contextSize?: number;
@@ -62,12 +78,18 @@ export interface GgufStats extends GenerationCounters {
   layout?: FimLayout;
   /** The backend llama.cpp runs on: false for the CPU. */
   gpu?: string | false;
+  /** The model's file has a chat template (known once loaded). */
+  chat?: boolean;
+  /** The chat context's window, once a chat has created it. */
+  chatContextSize?: number;
 }
 
 interface Loaded {
   runtime: Runtime;
   pool: SequencePool<ReturnType<Runtime['context']['getSequence']>>;
   stopLogging: () => void;
+  /** The model's file has a chat template. */
+  template: boolean;
 }
 
 /** Tokens before the cursor given to the detokenizer with the generated ones (leading spaces). */
@@ -80,6 +102,8 @@ export class GgufProvider implements CompletionProvider {
   private loading: Promise<Loaded> | undefined;
   private loaded: Loaded | undefined;
   private closing: Promise<void> | undefined;
+  private chatting: Promise<ChatRuntime> | undefined;
+  private chatRuntime: ChatRuntime | undefined;
   private readonly closed = new AbortController();
   private readonly counters: GenerationCounters = {
     requests: 0,
@@ -89,6 +113,7 @@ export class GgufProvider implements CompletionProvider {
     promptTokensShifted: 0,
     generatedTokens: 0,
   };
+  private readonly chatCounters: ChatCounters = { chatTurns: 0, chatPromptTokens: 0, chatPromptTokensEvaluated: 0, chatCompletionTokens: 0 };
 
   constructor(options: GgufProviderOptions) {
     const contextSize = options.contextSize ?? 4096;
@@ -96,6 +121,8 @@ export class GgufProvider implements CompletionProvider {
     if (!Number.isInteger(contextSize) || contextSize < 64) throw new RangeError(`contextSize must be a whole number of at least 64 tokens, not ${contextSize}`);
     if (!Number.isInteger(sequences) || sequences < 1) throw new RangeError(`sequences must be a whole number of at least 1, not ${sequences}`);
     if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new RangeError(`threads must be a whole number of at least 1, not ${options.threads}`);
+    if (options.chatContextSize !== undefined && (!Number.isInteger(options.chatContextSize) || options.chatContextSize < 64)) throw new RangeError(`chatContextSize must be a whole number of at least 64 tokens, not ${options.chatContextSize}`);
+    if (options.chatSequences !== undefined && (!Number.isInteger(options.chatSequences) || options.chatSequences < 1)) throw new RangeError(`chatSequences must be a whole number of at least 1, not ${options.chatSequences}`);
     this.name = options.name;
     this.options = { gpu: 'auto', fimLayout: 'auto', ...options, contextSize, sequences };
   }
@@ -106,7 +133,10 @@ export class GgufProvider implements CompletionProvider {
    * prefix, while a provider that said `false` might never be sent the suffix.
    */
   get capabilities(): ProviderCapabilities {
-    return { fim: this.loaded ? this.loaded.runtime.infill !== undefined : true, chat: false, tools: false };
+    // A chat template says the model was trained for conversations; node-llama-cpp's function
+    // calling works with any of them (the calls' grammar comes from the tools' schemas).
+    const chat = this.loaded?.template ?? false;
+    return { fim: this.loaded ? this.loaded.runtime.infill !== undefined : true, chat, tools: chat };
   }
 
   /** Loads the model now rather than on the first request; rejects with LoomError `model_unavailable`. */
@@ -125,8 +155,10 @@ export class GgufProvider implements CompletionProvider {
 
   private async run(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResult> {
     signal.throwIfAborted();
-    const { runtime, pool } = await untilAborted(this.ensureLoaded(), signal);
+    const loaded = await untilAborted(this.ensureLoaded(), signal);
+    const { runtime, pool } = loaded;
     if (request.maxTokens < 1) return { text: '', tokens: 0 };
+    if (request.mode === 'instruct' && loaded.template) return this.instruct(request, signal, loaded);
 
     const { model } = runtime;
     const tokenize = (text: string): Token[] => (text === '' ? [] : model.tokenize(text, false, 'trimLeadingSpace'));
@@ -156,6 +188,60 @@ export class GgufProvider implements CompletionProvider {
     return untilAborted(job, signal);
   }
 
+  /**
+   * The model's next turn in a conversation, tools called through node-llama-cpp's function
+   * calling (their arguments are constrained by a grammar made from their schemas) and
+   * returned, never run. Loads the model and creates the chat context on first use; turns of
+   * one `conversation` reuse its KV cache. Rejects like `complete`, and with LoomError
+   * `bad_request` for a conversation the chat window cannot hold.
+   */
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    request.signal.throwIfAborted();
+    checkChatRequest(request);
+    const clock = this.options.chatClock ?? steadyClock;
+    const { signal, unlink } = linkSignals(request.signal, this.closed.signal);
+    try {
+      signal.throwIfAborted();
+      const loaded = await untilAborted(this.ensureLoaded(), signal);
+      const chat = await untilAborted(this.ensureChat(loaded), signal);
+      const job = chat.pool.run(request.conversation ?? '', (sequence) => chatTurn(chat, sequence, { request, signal, clock, name: this.name, counters: this.chatCounters }));
+      return await untilAborted(job, signal);
+    } finally {
+      unlink();
+    }
+  }
+
+  /**
+   * An instruction to a chat model, as a chat turn: the instruction and its file (the openai
+   * provider's messages), the answer's markdown fence dropped, the engine's stop rule applied
+   * as it streams. Each document keeps its own slot in the chat context's pool.
+   */
+  private async instruct(request: ProviderRequest, signal: AbortSignal, loaded: Loaded): Promise<ProviderResult> {
+    const chat = await untilAborted(this.ensureChat(loaded), signal);
+    let kept: string | undefined;
+    let stopFailed: { error: unknown } | undefined;
+    const onText = (text: string): boolean => {
+      try {
+        const view = streamingView(text);
+        const cut = request.stop(view.text);
+        if (cut === undefined && !view.closed) return false;
+        kept = cut !== undefined ? view.text.slice(0, cut) : view.text;
+      } catch (error) {
+        stopFailed = { error };
+      }
+      return true;
+    };
+    const turn: ChatRequest = { messages: instructionMessages(request), maxTokens: request.maxTokens, signal };
+    const clock = this.options.chatClock ?? steadyClock;
+    const job = chat.pool.run(`instruct\u0000${request.filePath ?? ''}`, (sequence) =>
+      chatTurn(chat, sequence, { request: turn, signal, clock, name: this.name, onText, counters: this.chatCounters }),
+    );
+    const result = await untilAborted(job, signal);
+    // The engine's own callback failed: its error, as it was.
+    if (stopFailed) throw stopFailed.error;
+    return { text: kept ?? stripMarkdownFences(result.text), tokens: result.usage.completionTokens };
+  }
+
   /** Counters since the provider was made, and what the loaded model runs with. */
   stats(): GgufStats {
     const runtime = this.loaded?.runtime;
@@ -163,6 +249,7 @@ export class GgufProvider implements CompletionProvider {
     return {
       state,
       ...this.counters,
+      ...this.chatCounters,
       ...(runtime && {
         contextSize: runtime.contextSize,
         sequences: runtime.sequences,
@@ -170,7 +257,9 @@ export class GgufProvider implements CompletionProvider {
         fim: runtime.infill !== undefined,
         layout: runtime.layout,
         gpu: runtime.llama.gpu,
+        chat: this.loaded?.template,
       }),
+      ...(this.chatRuntime && { chatContextSize: this.chatRuntime.contextSize }),
     };
   }
 
@@ -182,6 +271,9 @@ export class GgufProvider implements CompletionProvider {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed.abort(new LoomError('model_unavailable', `The GGUF model ${this.name} was closed.`));
+      const chat = await this.chatting?.catch(() => undefined);
+      if (chat) await disposeChatRuntime(chat);
+      this.chatRuntime = undefined;
       const loaded = await this.loading?.catch(() => undefined);
       if (!loaded) return;
       loaded.stopLogging();
@@ -214,6 +306,7 @@ export class GgufProvider implements CompletionProvider {
           runtime,
           pool: new SequencePool(runtime.sequences, () => runtime.context.getSequence()),
           stopLogging: onLog ? listenToLlamaLogs(onLog) : () => undefined,
+          template: hasChatTemplate(runtime.model),
         };
         return this.loaded;
       },
@@ -225,6 +318,30 @@ export class GgufProvider implements CompletionProvider {
     );
     this.loading = loading;
     return loading;
+  }
+
+  /**
+   * The chat context, created once on the loaded model for concurrent callers; a failure is
+   * forgotten, so that the next chat tries again.
+   */
+  private ensureChat(loaded: Loaded): Promise<ChatRuntime> {
+    if (this.closing) return Promise.reject(new LoomError('model_unavailable', `The GGUF model ${this.name} was closed.`));
+    if (this.chatting) return this.chatting;
+    const { contextSize, chatContextSize, chatSequences } = this.options;
+    const chatting = (this.options.importRuntime ?? (() => import('node-llama-cpp')))()
+      .then((module) => createChatRuntime(module, loaded.runtime, this.name, { contextSize: chatContextSize ?? Math.max(contextSize, 8192), sequences: chatSequences ?? 1 }))
+      .then(
+        (chat) => {
+          this.chatRuntime = chat;
+          return chat;
+        },
+        (error: unknown) => {
+          if (this.chatting === chatting) this.chatting = undefined;
+          throw error;
+        },
+      );
+    this.chatting = chatting;
+    return chatting;
   }
 }
 

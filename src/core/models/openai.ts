@@ -1,10 +1,14 @@
 // The `openai` provider: any OpenAI-compatible server (Ollama, llama.cpp server, vLLM,
 // LM Studio, hosted APIs). Fill-in-the-middle through `POST /completions` with `suffix`; chat
 // through `POST /chat/completions` for instructions and for servers or models without FIM.
-// Both stream (SSE) so the engine's stop rule can end generation early.
+// Both stream (SSE) so the engine's stop rule can end generation early. Agents chat with tools
+// through `chat()` (openai-chat.ts builds its requests and reads its answers).
 import { LoomError } from '../errors.ts';
 import type { CompletionProvider, ProviderCapabilities, ProviderRequest, ProviderResult } from '../completion/provider.ts';
+import { checkChatRequest, involvesTools, steadyClock, type ChatRequest, type ChatResult } from '../completion/chat.ts';
+import type { Clock } from '../clock.ts';
 import { describeFetchFailure } from '../fetch-failure.ts';
+import { ChatAnswer, chatBody, mayRefuseTools, refusesStreamOptions, type ToolMode } from './openai-chat.ts';
 
 export interface OpenAiProviderOptions {
   /** Up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1`). */
@@ -16,6 +20,8 @@ export interface OpenAiProviderOptions {
   /** `on`: always FIM; `off`: always chat; `auto`: FIM until the server refuses it, then chat. */
   fim: 'auto' | 'on' | 'off';
   fetch?: typeof fetch;
+  /** Times chat turns (`ChatResult.timing`); a test's ManualClock. Default: a steady clock. */
+  chatClock?: Clock;
 }
 
 /** Where the cursor is in the chat prompt of a FIM request. */
@@ -29,6 +35,24 @@ const FIM_SYSTEM =
 const INSTRUCT_SYSTEM =
   'You are a coding assistant inside an editor. Follow the instruction and reply with only the code ' +
   'it asks for: no explanation before or after it and no markdown fences.';
+
+/**
+ * An instruction (`mode: instruct`) as chat messages: the instruction, then the file it is about.
+ * The gguf provider asks its chat models the same way.
+ */
+export function instructionMessages(request: Pick<ProviderRequest, 'prefix' | 'suffix' | 'language' | 'filePath'>): { role: 'system' | 'user'; content: string }[] {
+  const file = request.filePath ? ` (${request.filePath})` : '';
+  const language = request.language || 'plain text';
+  return [
+    { role: 'system', content: INSTRUCT_SYSTEM },
+    {
+      role: 'user',
+      content: request.suffix.trim()
+        ? `${request.prefix}\n\nThe ${language} file it is about${file}:\n\n${request.suffix}`
+        : `${request.prefix}\n\nLanguage: ${language}${file}`,
+    },
+  ];
+}
 
 /** A FIM refusal by these statuses means "not supported here": switch to chat. */
 const FIM_REFUSALS = new Set([400, 404, 405, 415, 422, 501]);
@@ -58,6 +82,10 @@ export class OpenAiProvider implements CompletionProvider {
   private readonly fetch: typeof fetch;
   /** In `auto`: learned that the server or model refuses FIM. */
   private fimRefused = false;
+  /** Learned that the server or model refuses `tools`: they are described in the system prompt. */
+  private toolsRefused = false;
+  /** Learned that the server refuses `stream_options` (usage in streams). */
+  private streamUsageRefused = false;
   private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: OpenAiProviderOptions) {
@@ -68,21 +96,108 @@ export class OpenAiProvider implements CompletionProvider {
   }
 
   get capabilities(): ProviderCapabilities {
-    return { fim: this.usesFim(), chat: true, tools: false };
+    return { fim: this.usesFim(), chat: true, tools: !this.toolsRefused };
   }
 
   async complete(request: ProviderRequest): Promise<ProviderResult> {
     request.signal.throwIfAborted();
-    if (request.mode === 'instruct' || !this.usesFim()) return this.chat(request);
+    if (request.mode === 'instruct' || !this.usesFim()) return this.completeByChat(request);
     try {
       return await this.fim(request);
     } catch (error) {
       if (this.options.fim !== 'auto' || !(error instanceof HttpFailure) || !FIM_REFUSALS.has(error.status)) throw this.failure(error, request);
       // The server (or this model) does not do FIM: chat from now on, once chat has worked.
-      const result = await this.chat(request);
+      const result = await this.completeByChat(request);
       this.fimRefused = true;
       return result;
     }
+  }
+
+  /**
+   * The model's next turn: `POST /chat/completions`, streamed, with the tools as `tools`. A
+   * server or model that refuses them (see mayRefuseTools) is asked again without, the tools
+   * described in the system prompt; once that works it is asked that way from then on and the
+   * answer's calls, if any, are in its text (`toolMode: "text"`).
+   */
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    request.signal.throwIfAborted();
+    checkChatRequest(request);
+    const clock = this.options.chatClock ?? steadyClock;
+    const started = clock.now();
+    try {
+      if (!involvesTools(request)) return await this.chatTurn(request, 'none', started);
+      if (this.toolsRefused) return await this.chatTurn(request, 'text', started);
+      try {
+        return await this.chatTurn(request, 'native', started);
+      } catch (error) {
+        if (request.signal.aborted || !(error instanceof HttpFailure) || !mayRefuseTools(error.status, error.serverMessage)) throw error;
+        const result = await this.chatTurn(request, 'text', started);
+        this.toolsRefused = true;
+        return result;
+      }
+    } catch (error) {
+      throw this.failure(error, request);
+    }
+  }
+
+  private async chatTurn(request: ChatRequest, toolMode: ToolMode, started: number): Promise<ChatResult> {
+    const clock = this.options.chatClock ?? steadyClock;
+    for (;;) {
+      const streamUsage = !this.streamUsageRefused;
+      const body = chatBody(request, this.options.model, { toolMode, streamUsage });
+      const answer = new ChatAnswer(() => clock.now());
+      try {
+        await this.exchange('/chat/completions', body, request.signal, (json) => answer.add(json));
+        return answer.result(request, body, this.name, toolMode, started);
+      } catch (error) {
+        if (!streamUsage || !(error instanceof HttpFailure) || !refusesStreamOptions(error.status, error.serverMessage)) throw error;
+        this.streamUsageRefused = true;
+      }
+    }
+  }
+
+  /**
+   * POSTs `body` and hands each JSON payload of the answer to `onJson`: every SSE event, or the
+   * one body of a server that does not stream. Aborting `signal` closes the connection.
+   */
+  private async exchange(route: string, body: object, signal: AbortSignal, onJson: (json: Json) => void): Promise<void> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.inFlight.add(controller);
+    try {
+      const response = await this.fetch(`${this.baseUrl}${route}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal: controller.signal });
+      if (!response.ok) throw new HttpFailure(response.status, await errorMessage(response));
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        const json = parseJson(await response.text());
+        throwStreamError(json);
+        if (!Array.isArray(json.choices) || json.choices.length === 0) throw new Unreadable('an answer without choices');
+        onJson(json);
+        return;
+      }
+      if (!response.body) throw new Unreadable('an empty stream');
+      for await (const data of sseData(response.body)) {
+        if (data === '[DONE]') break;
+        const json = parseJson(data);
+        throwStreamError(json);
+        onJson(json);
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (controller.signal.reason instanceof Stopped) throw new LoomError('model_unavailable', `The openai provider for ${this.shownUrl} was closed.`);
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.inFlight.delete(controller);
+      // Hangs up on a stream left unread (an error inside it), so the server stops generating.
+      if (!controller.signal.aborted) controller.abort(new Stopped());
+    }
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    return headers;
   }
 
   async close(): Promise<void> {
@@ -108,20 +223,12 @@ export class OpenAiProvider implements CompletionProvider {
   }
 
   /** `POST /chat/completions`: a FIM request as a file with a cursor marker, or an instruction. */
-  private async chat(request: ProviderRequest): Promise<ProviderResult> {
+  private async completeByChat(request: ProviderRequest): Promise<ProviderResult> {
     const file = request.filePath ? ` (${request.filePath})` : '';
     const language = request.language || 'plain text';
     const messages =
       request.mode === 'instruct'
-        ? [
-            { role: 'system', content: INSTRUCT_SYSTEM },
-            {
-              role: 'user',
-              content: request.suffix.trim()
-                ? `${request.prefix}\n\nThe ${language} file it is about${file}:\n\n${request.suffix}`
-                : `${request.prefix}\n\nLanguage: ${language}${file}`,
-            },
-          ]
+        ? instructionMessages(request)
         : [
             { role: 'system', content: FIM_SYSTEM },
             { role: 'user', content: `A ${language} file${file}; complete it at ${CURSOR_MARKER}:\n\n${request.prefix}${CURSOR_MARKER}${request.suffix}` },
@@ -164,11 +271,9 @@ export class OpenAiProvider implements CompletionProvider {
       }
     };
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
-      if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
       const response = await this.fetch(`${this.baseUrl}${route}`, {
         method: 'POST',
-        headers,
+        headers: this.headers(),
         body: JSON.stringify(body),
         signal: controller.signal,
       });
@@ -213,7 +318,7 @@ export class OpenAiProvider implements CompletionProvider {
   }
 
   /** Any failure as the LoomError the engine expects, never quoting the API key. */
-  private failure(error: unknown, request: ProviderRequest): unknown {
+  private failure(error: unknown, request: Pick<ProviderRequest, 'signal'>): unknown {
     if (request.signal.aborted) return request.signal.reason;
     if (error instanceof LoomError) return error;
     if (error instanceof HttpFailure) {

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
-import { writeFileAtomically } from '../files/write-atomically.ts';
+import { withFileSystemErrors } from '../files/fs-errors.ts';
+import { readRegularFile } from '../files/read-regular.ts';
 import { TextBuffer } from '../text/index.ts';
 import { detectLanguage } from './language.ts';
 import type { WorkspacePaths } from './paths.ts';
@@ -19,6 +20,12 @@ export interface Position {
   column: number;
 }
 
+interface DiskState {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
 interface Document {
   path: string;
   absolute: string;
@@ -28,7 +35,12 @@ interface Document {
   cursor: number;
   version: number;
   savedVersion: number;
-  disk: { mtimeMs: number; size: number } | null;
+  /** The file as last loaded or saved. */
+  disk: DiskState;
+  /** At the last look, the file on disk differed from `disk` while the document had unsaved edits. */
+  changedOnDisk: boolean;
+  /** Opened from a protected path (.git, .loom): readable, never edited or saved. */
+  readOnly: boolean;
 }
 
 export interface DocumentSummary {
@@ -39,6 +51,10 @@ export interface DocumentSummary {
   cursor: Position;
   version: number;
   dirty: boolean;
+  /** The file changed on disk while the document had unsaved edits: save answers edit_conflict until it is reloaded or saved with overwrite. */
+  conflict: boolean;
+  /** Opened from a protected path: edits and saves are refused. */
+  readOnly: boolean;
   active: boolean;
 }
 
@@ -56,6 +72,7 @@ export interface EditResult {
 export type DocumentChangeListener = (path: string, text: () => string) => void;
 
 export class Documents {
+  /** The open documents, the most recently activated last. */
   private readonly open = new Map<string, Document>();
   private activePath: string | undefined;
   private readonly changeListeners = new Set<DocumentChangeListener>();
@@ -75,17 +92,16 @@ export class Documents {
     for (const listener of this.changeListeners) listener(document.path, () => document.buffer.getText());
   }
 
-  /** Opens (or re-activates) a workspace file and makes it the active document. Emits file:open. */
+  /**
+   * Opens (or re-activates) a workspace file and makes it the active document. Emits file:open.
+   * A file in a protected path (.git, .loom) opens read-only.
+   */
   async openFile(relative: string): Promise<DocumentSummary> {
-    const absolute = await this.paths.resolve(relative);
+    const absolute = this.paths.resolve(relative);
     const key = this.paths.relative(absolute);
     let document = this.open.get(key);
     if (!document) {
-      const stat = statFile(absolute, key);
-      if (!stat) throw new LoomError('not_found', `${key} does not exist.`);
-      if (!stat.isFile()) throw new LoomError('validation_error', `${key} is not a file.`);
-      if (stat.size > MAX_DOCUMENT_BYTES) throw new LoomError('payload_too_large', `${key} is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
-      const text = fs.readFileSync(absolute, 'utf8');
+      const { text, stat } = readRegularFile(absolute, key, MAX_DOCUMENT_BYTES);
       document = {
         path: key,
         absolute,
@@ -94,12 +110,15 @@ export class Documents {
         cursor: 0,
         version: 1,
         savedVersion: 1,
-        disk: { mtimeMs: stat.mtimeMs, size: stat.size },
+        disk: diskState(stat),
+        changedOnDisk: false,
+        readOnly: !this.paths.isWritable(absolute),
       };
-      this.open.set(key, document);
     } else {
       this.syncWithDisk(document);
+      this.open.delete(key); // re-inserted last: the most recently activated
     }
+    this.open.set(key, document);
     this.activePath = key;
     await this.events.emit('file:open', { path: key, language: document.language });
     return this.summary(document);
@@ -117,41 +136,76 @@ export class Documents {
 
   /** Text of a document (the active one when no path is given). */
   async text(relative?: string): Promise<{ path: string; text: string; version: number }> {
-    const document = await this.document(relative);
+    const document = this.document(relative);
     return { path: document.path, text: document.buffer.getText(), version: document.version };
   }
 
   /** Inserts at a position, or at the cursor when none is given; the cursor ends after the text. */
   async insert(input: { path?: string; text: string; line?: number; column?: number }): Promise<EditResult> {
-    const document = await this.document(input.path);
+    const document = this.editable(this.document(input.path));
     const at = input.line === undefined && input.column === undefined ? document.cursor : this.offsetOf(document, input.line, input.column, 'line', 'column');
     return this.edit(document, at, at, input.text);
   }
 
   /** Replaces a range (start inclusive, end exclusive); the cursor ends after the new text. */
   async replace(input: { path?: string; text: string; startLine: number; startColumn: number; endLine: number; endColumn: number }): Promise<EditResult> {
-    const document = await this.document(input.path);
+    const document = this.editable(this.document(input.path));
     const start = this.offsetOf(document, input.startLine, input.startColumn, 'startLine', 'startColumn');
     const end = this.offsetOf(document, input.endLine, input.endColumn, 'endLine', 'endColumn');
     if (end < start) throw outOfRange('The end of the range comes before its start.');
     return this.edit(document, start, end, input.text);
   }
 
-  /** Writes a document to disk atomically (temp file, fsync, rename). Emits file:save. */
-  async save(relative?: string): Promise<DocumentSummary> {
-    const document = await this.document(relative);
-    const stat = statFile(document.absolute, document.path);
-    if (stat && document.disk && (stat.mtimeMs !== document.disk.mtimeMs || stat.size !== document.disk.size) && document.version !== document.savedVersion) {
-      throw new LoomError('edit_conflict', `${document.path} changed on disk since it was opened; saving would overwrite those changes.`, 'Reopen the file, or save under another name.');
+  /**
+   * Writes a document to disk atomically (temp file, fsync, rename) through the workspace's
+   * write gate, which refuses protected paths. A document whose file changed on disk while it
+   * had unsaved edits is refused (edit_conflict) unless `overwrite` says to replace that
+   * change. A deleted file is written again. Emits file:save.
+   */
+  async save(relative?: string, options: { overwrite?: boolean } = {}): Promise<DocumentSummary> {
+    const document = this.editable(this.document(relative));
+    if (document.changedOnDisk && !options.overwrite) {
+      throw new LoomError(
+        'edit_conflict',
+        `${document.path} changed on disk since it was opened; saving would overwrite those changes.`,
+        'Reload it from disk (POST /api/editor/reload, losing these edits), or save with {"overwrite": true} (losing the change on disk).',
+      );
     }
-    // Re-check the real path: a symlink may have been planted since the document was opened.
-    await this.paths.resolve(document.path);
-    writeFileAtomically(document.absolute, document.buffer.getText());
-    const after = fs.statSync(document.absolute);
-    document.disk = { mtimeMs: after.mtimeMs, size: after.size };
+    this.paths.writeFile(document.path, document.buffer.getText(), { at: document.absolute });
+    const after = withFileSystemErrors(document.path, () => fs.statSync(document.absolute));
+    document.disk = diskState(after);
+    document.changedOnDisk = false;
     document.savedVersion = document.version;
     await this.events.emit('file:save', { path: document.path, version: document.version, bytes: after.size });
     return this.summary(document);
+  }
+
+  /**
+   * Reads a document again from disk, discarding its unsaved edits (the way out of a
+   * conflict). The version goes up; the cursor stays where it was, within the new text.
+   * Emits file:open with `reloaded: true`: the document now holds the file as opening it would.
+   */
+  async reload(relative?: string): Promise<DocumentSummary> {
+    const document = this.document(relative);
+    const { text, stat } = readRegularFile(document.absolute, document.path, MAX_DOCUMENT_BYTES);
+    this.load(document, text, stat);
+    await this.events.emit('file:open', { path: document.path, language: document.language, reloaded: true });
+    return this.summary(document);
+  }
+
+  /**
+   * Closes a document. One with unsaved edits is refused (unsaved_changes) unless `discard`
+   * says to drop them. When it was the active one, the most recently activated other document
+   * becomes active (none when it was the last).
+   */
+  async close(relative?: string, options: { discard?: boolean } = {}): Promise<{ path: string; active: string | null }> {
+    const document = this.document(relative);
+    if (isDirty(document) && !options.discard) {
+      throw new LoomError('unsaved_changes', `${document.path} has unsaved edits; closing it would lose them.`, 'Save it first, or close it with {"discard": true}.');
+    }
+    this.open.delete(document.path);
+    if (this.activePath === document.path) this.activePath = [...this.open.keys()].at(-1);
+    return { path: document.path, active: this.activePath ?? null };
   }
 
   private edit(document: Document, start: number, end: number, text: string): EditResult {
@@ -170,26 +224,47 @@ export class Documents {
     };
   }
 
-  /** A document edited by another program is reloaded, unless it has unsaved edits here. */
+  /**
+   * Looks at the file on disk: a document without unsaved edits takes another program's
+   * change; one with unsaved edits keeps them and is marked changedOnDisk (save reports the
+   * conflict). Never throws: a file that is gone, unreadable or no longer a regular file
+   * leaves the document as it is (saving writes the file again).
+   */
   private syncWithDisk(document: Document): void {
-    const stat = statFile(document.absolute, document.path);
-    if (!stat || !document.disk) return;
-    if (stat.mtimeMs === document.disk.mtimeMs && stat.size === document.disk.size) return;
-    if (document.version !== document.savedVersion) return; // kept; save reports the conflict
-    if (stat.size > MAX_DOCUMENT_BYTES) return;
-    document.buffer = new TextBuffer(fs.readFileSync(document.absolute, 'utf8'));
+    const stat = statQuietly(document.absolute);
+    if (!stat || sameDisk(stat, document.disk)) {
+      document.changedOnDisk = false;
+      return;
+    }
+    if (isDirty(document)) {
+      document.changedOnDisk = true;
+      return;
+    }
+    let loaded: { text: string; stat: fs.Stats };
+    try {
+      loaded = readRegularFile(document.absolute, document.path, MAX_DOCUMENT_BYTES);
+    } catch {
+      return;
+    }
+    this.load(document, loaded.text, loaded.stat);
+  }
+
+  /** Replaces a document's text with what was read from disk: a new, saved version. */
+  private load(document: Document, text: string, stat: fs.Stats): void {
+    document.buffer = new TextBuffer(text);
     document.cursor = Math.min(document.cursor, document.buffer.length);
-    document.disk = { mtimeMs: stat.mtimeMs, size: stat.size };
+    document.disk = diskState(stat);
+    document.changedOnDisk = false;
     document.version += 1;
     document.savedVersion = document.version;
     this.changed(document);
   }
 
-  private async document(relative?: string): Promise<Document> {
+  private document(relative?: string): Document {
     if (relative === undefined) return this.activeDocument();
-    const key = this.paths.relative(await this.paths.resolve(relative));
+    const key = this.paths.relative(this.paths.resolve(relative));
     const document = this.open.get(key);
-    if (!document) throw new LoomError('not_found', `${key} is not open.`, 'POST /api/editor/open first.');
+    if (!document) throw new LoomError('not_found', `${key || '.'} is not open.`, 'POST /api/editor/open first.');
     this.syncWithDisk(document);
     return document;
   }
@@ -198,6 +273,14 @@ export class Documents {
     const document = this.activePath ? this.open.get(this.activePath) : undefined;
     if (!document) throw new LoomError('no_active_file', 'No file is open in the editor.', 'POST /api/editor/open {"path": "…"} to open one.');
     this.syncWithDisk(document);
+    return document;
+  }
+
+  /** The document, unless it was opened from a protected path. */
+  private editable(document: Document): Document {
+    if (document.readOnly) {
+      throw new LoomError('protected_path', `${document.path} is open read-only: it is in a git directory or in .loom, where Loom never writes.`, 'Git changes its own files through git commands; .loom is changed by the app.');
+    }
     return document;
   }
 
@@ -226,7 +309,9 @@ export class Documents {
       cursorLine: cursor.line,
       cursor,
       version: document.version,
-      dirty: document.version !== document.savedVersion,
+      dirty: isDirty(document),
+      conflict: document.changedOnDisk,
+      readOnly: document.readOnly,
       active: document.path === this.activePath,
     };
   }
@@ -236,11 +321,23 @@ function outOfRange(message: string): LoomError {
   return new LoomError('out_of_range', message, 'Lines and columns are 1-based; a column may be one past the end of its line.');
 }
 
-function statFile(absolute: string, key: string): fs.Stats | undefined {
+function isDirty(document: Document): boolean {
+  return document.version !== document.savedVersion;
+}
+
+function diskState(stat: fs.Stats): DiskState {
+  return { mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+}
+
+function sameDisk(stat: fs.Stats, disk: DiskState): boolean {
+  return stat.mtimeMs === disk.mtimeMs && stat.size === disk.size && stat.ino === disk.ino;
+}
+
+/** The file's stat, or undefined when it is gone or cannot be looked at. */
+function statQuietly(absolute: string): fs.Stats | undefined {
   try {
-    return fs.statSync(absolute);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new LoomError('validation_error', `${key} cannot be read: ${(error as NodeJS.ErrnoException).code}.`);
+    return fs.statSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }

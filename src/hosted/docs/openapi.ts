@@ -8,8 +8,36 @@ import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contr
 
 type Json = Record<string, unknown>;
 
-/** Errors any operation can answer with, whatever it declares. */
-const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['rate_limited', 'internal_error'];
+/**
+ * Errors any operation can answer with, whatever it declares: a URL that is not valid UTF-8
+ * (bad_request), and what the HTTP layer answers before any route is chosen (a request too slow
+ * to arrive, headers too large, an Expect it cannot meet, a client holding too many connections).
+ */
+const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
+  'bad_request',
+  'request_timeout',
+  'expectation_failed',
+  'headers_too_large',
+  'rate_limited',
+  'too_many_connections',
+  'internal_error',
+];
+
+/**
+ * What the credentials check (plugins/authenticate.ts) answers for an operation, derived from
+ * its `auth`: a token in the query string is refused everywhere; a presented token is verified
+ * wherever tokens are accepted, even where none is required; no credentials where some are
+ * required is unauthorized; a token without the operation's scope is insufficient_scope;
+ * Basic client credentials that do not parse are invalid_client.
+ */
+function authErrors(auth: OperationAuth): ErrorCode[] {
+  const codes: ErrorCode[] = ['invalid_request'];
+  if (auth.oauth2?.length || auth.bearer) codes.push('invalid_token');
+  if (!auth.anonymous) codes.push('unauthorized');
+  if (auth.oauth2?.length) codes.push('insufficient_scope');
+  if (auth.clientBasic) codes.push('invalid_client');
+  return codes;
+}
 
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
   const paths: Record<string, Json> = {};
@@ -75,7 +103,9 @@ function describeOperation(operation: AnyOperation): Json {
       ...(redirect ? {} : { content: { 'application/json': { schema: plain(operation.success.schema) } } }),
     },
   };
-  for (const [status, codes] of groupByStatus([...operation.errors, ...UNIVERSAL_ERRORS])) {
+  // A path segment longer than the router takes is uri_too_long (app.ts, maxParamLength).
+  const pathErrors: ErrorCode[] = request.params ? ['uri_too_long'] : [];
+  for (const [status, codes] of groupByStatus([...operation.errors, ...authErrors(operation.auth), ...pathErrors, ...UNIVERSAL_ERRORS])) {
     const headers: Json = rateLimitHeaders();
     if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     responses[status] = {

@@ -1,5 +1,6 @@
 // The hosted operations' handlers: typed input in, typed output out, no framework objects.
 // Shared by the HTTP routes (and, later, the MCP tools).
+import type { CodeHostAuthQuery, SignInRedirect } from '../../contracts/auth.ts';
 import type { AnyOperation, OperationInput, OperationOutput } from '../../contracts/operations.ts';
 import type { ApiVersion } from '../../contracts/versioning.ts';
 import type { Catalog } from '../../core/catalog/schema.ts';
@@ -12,6 +13,7 @@ import type { Identity } from '../../core/identity/index.ts';
 import type { ModelLibrary } from '../../core/models/library.ts';
 import type { Principal } from '../../core/identity/tokens.ts';
 import type { ReleaseChecker } from '../../core/releases/release-checker.ts';
+import { signInCookie } from '../web/cookies.ts';
 
 export interface HandlerContext {
   version: ApiVersion;
@@ -68,9 +70,9 @@ export function createHandlers(services: HandlerServices): Handlers {
       return { id: record.id, ok: true };
     },
 
-    startCodeHostAuth: async ({ query }) => ({ location: await identity.signIn.start('codehost', query) }),
+    startCodeHostAuth: async ({ query }) => startSignIn(identity, 'codehost', query),
 
-    startOidcAuth: async ({ query }) => ({ location: await identity.signIn.start('oidc', query) }),
+    startOidcAuth: async ({ query }) => startSignIn(identity, 'oidc', query),
 
     exchangeToken: async ({ body }, { basicAuth }) => {
       if (basicAuth && (body.client_secret || (body.client_id && body.client_id !== basicAuth.username))) {
@@ -85,6 +87,12 @@ export function createHandlers(services: HandlerServices): Handlers {
       return { completion: result.completion, latencyMs: result.latencyMs, model: result.model };
     },
   };
+}
+
+/** The redirect to the provider, with the cookie that binds a web sign-in to this browser. */
+async function startSignIn(identity: Identity, provider: string, query: CodeHostAuthQuery): Promise<SignInRedirect> {
+  const { location, browserSecret } = await identity.signIn.start(provider, query);
+  return browserSecret ? { location, setCookies: [signInCookie(browserSecret, identity.urls.publicUrl)] } : { location };
 }
 
 /** Type-ahead and supersession are per caller: a user through one client, or an API key's owner. */

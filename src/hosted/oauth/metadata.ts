@@ -5,7 +5,12 @@ import type { ServiceUrls } from '../../core/urls.ts';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
-export function authorizationServerMetadata(urls: ServiceUrls) {
+/**
+ * RFC 8414 metadata, plus one member of Loom's own (RFC 8414 §2 allows more):
+ * `loom_sign_in_providers`, the sign-in providers this server has (`codehost`, `oidc`), each
+ * started at `/api/v1/auth/{provider}`. `loom login` reads it to pick one.
+ */
+export function authorizationServerMetadata(urls: ServiceUrls, signInProviders: readonly string[]) {
   const issuer = urls.issuer;
   return {
     issuer,
@@ -23,6 +28,7 @@ export function authorizationServerMetadata(urls: ServiceUrls) {
     id_token_signing_alg_values_supported: ['ES256'],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email'],
     service_documentation: `${urls.publicUrl}/llms.txt`,
+    loom_sign_in_providers: [...signInProviders],
   };
 }
 

@@ -8,7 +8,7 @@ import { AuthorizePageError, AuthorizeRedirectError } from '../../core/identity/
 import { SignInError } from '../../core/identity/sign-in.ts';
 import { describeError } from '../../http/errors.ts';
 import { PROTECTED_RESOURCE_PATH } from '../plugins/authenticate.ts';
-import { readCookie, SESSION_COOKIE, setSessionCookie } from '../web/cookies.ts';
+import { clearSignInCookie, readCookie, SESSION_COOKIE, setSessionCookie, signInCookieName } from '../web/cookies.ts';
 import { errorPage, PAGE_HEADERS } from '../web/pages.ts';
 import { authorizationServerMetadata, JWKS_PATH, protectedResourceMetadata } from './metadata.ts';
 
@@ -54,15 +54,20 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
     const query = singleValues(request.query);
     if (!query || !identity.signIn.hasProvider(request.params.provider)) return showError(reply, 404, 'Not found', 'No such sign-in provider.');
     try {
-      const result = await identity.signIn.complete(request.params.provider, query);
+      const browserSecret = readCookie(request, signInCookieName(urls.publicUrl));
+      const result = await identity.signIn.complete(request.params.provider, query, browserSecret);
       if (result.kind === 'web') {
         const session = await identity.sessions.create(result.user.id);
         setSessionCookie(reply, session.id, urls.publicUrl);
+        clearSignInCookie(reply, urls.publicUrl);
       }
       return reply.redirect(result.location, 302);
     } catch (error) {
       if (error instanceof SignInError) return showError(reply, 400, 'Sign-in failed', error.message);
       if (error instanceof LoomError) {
+        // The user sees the page; the operator should hear that a provider misbehaves. The
+        // message names statuses and media types only, never a code, token or body.
+        if (error.code === 'upstream_unavailable') request.log.warn({ provider: request.params.provider, reason: error.message }, 'sign-in provider failed');
         const { status, body } = describeError(error);
         return showError(reply, status, 'Sign-in failed', body.message);
       }
@@ -72,9 +77,10 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
 
   const json = (path: string, document: () => unknown) =>
     app.get(path, async (_request: FastifyRequest, reply: FastifyReply) => reply.header('cache-control', 'public, max-age=300').send(document()));
-  json('/.well-known/oauth-authorization-server', () => authorizationServerMetadata(urls));
-  json('/.well-known/oauth-authorization-server.json', () => authorizationServerMetadata(urls));
-  json('/.well-known/openid-configuration', () => authorizationServerMetadata(urls));
+  const metadata = () => authorizationServerMetadata(urls, identity.signIn.providerIds());
+  json('/.well-known/oauth-authorization-server', metadata);
+  json('/.well-known/oauth-authorization-server.json', metadata);
+  json('/.well-known/openid-configuration', metadata);
   json(PROTECTED_RESOURCE_PATH, () => protectedResourceMetadata(urls));
   json(JWKS_PATH, () => identity.keys.jwks());
 }

@@ -1,9 +1,12 @@
 // Every hosted error leaves in one shape, {error, message, hint?, details?} (src/http/errors.ts),
-// with 404 and 405 told apart and router errors counted by the rate limit.
+// with 404 and 405 told apart, and router errors and malformed HTTP counted by the rate limit.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import FindMyWay from 'find-my-way';
 import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import { trackAllowedMethods } from '../../http/allowed-methods.ts';
 import { describeError, errorBody } from '../../http/errors.ts';
+import { rawAnswers, type RawAnswers } from '../../http/raw-answers.ts';
+import { requestPath } from '../../http/request-framing.ts';
+import { announceDeprecation } from './deprecation.ts';
 import type { RateLimiter } from './rate-limit/index.ts';
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, hint?: string): FastifyReply {
@@ -11,42 +14,43 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string,
 }
 
 /**
- * Errors the router raises before any hook runs (a malformed or over-long URL). They still
- * count against the rate limit and leave in the Error shape with the RateLimit headers.
- * Passed to Fastify's constructor; bound to the app's limiter once it exists.
+ * Errors the router raises before any hook runs (a malformed or over-long URL), and HTTP that
+ * never becomes a request (malformed, oversized headers, too slow, CONNECT). They still count
+ * against the rate limit and leave in the Error shape with the RateLimit headers (and, under
+ * /api, the deprecation headers). Made before the app, since Fastify's constructor takes the
+ * handlers; bound to the app's limiter once it exists.
  */
-export function frameworkErrorHandler() {
-  let limit: RateLimiter | undefined;
-  const handler = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+export function hostedFrameworkErrors(): {
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+  raw: RawAnswers;
+  bind(limiter: RateLimiter): void;
+} {
+  let limiter: RateLimiter | undefined;
+  const frameworkErrors = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    announceDeprecation(request, reply);
     try {
-      await limit?.(request, reply);
+      await limiter?.check(request, reply);
     } catch (limited) {
       error = limited as FastifyError;
     }
     const { status, body } = describeError(error);
     return reply.code(status).type('application/json; charset=utf-8').send(body);
   };
-  return Object.assign(handler, {
-    bind(limiter: RateLimiter) {
-      limit = limiter;
-    },
+  const raw = rawAnswers({
+    envelope: errorBody,
+    admit: async (socket) => (limiter ? limiter.countSocket(socket) : { headers: {} }),
   });
+  return {
+    frameworkErrors,
+    raw,
+    bind(bound) {
+      limiter = bound;
+    },
+  };
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  // A router mirroring the real one, used only to tell 405 (path exists) from 404.
-  const methodsByPath = FindMyWay();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      if (method === 'HEAD') continue;
-      try {
-        methodsByPath.on(method as 'GET', route.url, () => {});
-      } catch {
-        // Already known (e.g. the same path under two prefixes registering HEAD twice).
-      }
-    }
-  });
+  const allowedMethods = trackAllowedMethods(app);
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body, internal } = describeError(error);
@@ -57,8 +61,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const allowed = allowedMethods(methodsByPath, path);
+    const path = requestPath(request.url);
+    const allowed = allowedMethods(path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}.`, `Use ${allowed.join(' or ')}.`);
@@ -69,13 +73,4 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, 'not_found', `No route ${request.method} ${path}.`, 'GET /openapi.json lists every operation.');
   });
-}
-
-function allowedMethods(router: ReturnType<typeof FindMyWay>, path: string): string[] {
-  const found: string[] = [];
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-    if (router.find(method, path)) found.push(method);
-  }
-  if (found.includes('GET')) found.push('HEAD');
-  return found;
 }

@@ -1,14 +1,8 @@
 // Mounts every operation of the table under the current prefix, the docs mirror and the
-// deprecated unversioned alias, with validation, versioning and deprecation headers.
+// deprecated unversioned alias, with validation and versioning (the alias's headers: plugins/deprecation.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
-import {
-  API_PREFIX,
-  DEPRECATED_PREFIX,
-  DEPRECATION_HEADERS,
-  DOCS_MIRROR_PREFIX,
-  type ApiVersion,
-} from '../../contracts/versioning.ts';
+import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } from '../../contracts/versioning.ts';
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
@@ -52,8 +46,9 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
         ...(requestSchema(operation) as object),
         ...(operation.success.status === 302 ? {} : { response: { [operation.success.status]: operation.success.schema } }),
       },
-      onRequest: mount?.deprecated ? announceDeprecation(mount.prefix) : undefined,
-      preValidation: prepare(operation, tokens, urls),
+      // The Deprecation, Sunset and Link headers are set by plugins/deprecation.ts.
+      config: { deprecatedAlias: mount?.deprecated === true },
+      preParsing: prepare(operation, tokens, urls),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         let gone: AbortSignal | undefined;
         const context: HandlerContext = {
@@ -68,7 +63,11 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
         };
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-        if (operation.success.status === 302) return reply.redirect((output as { location: string }).location, 302);
+        if (operation.success.status === 302) {
+          const { location, setCookies } = output as { location: string; setCookies?: string[] };
+          for (const cookie of setCookies ?? []) reply.header('set-cookie', cookie);
+          return reply.redirect(location, 302);
+        }
         reply.code(operation.success.status);
         return output;
       },
@@ -77,20 +76,23 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
 }
 
 /**
- * Settles version, credentials and content type before the input is validated, in one hook
- * (each hook Fastify runs costs time on every request). Operations that take no credentials
- * skip token verification: nothing presented to them is used (but a token in the query
- * string is refused everywhere).
+ * Settles version, credentials and content type before the body is read, in one hook (each
+ * hook Fastify runs costs time on every request): a body in a type the operation does not take
+ * is 415 whatever it holds (not a parse error of the wrong parser), and the body of a request
+ * refused for its credentials is never parsed. Operations that take no credentials skip token
+ * verification: nothing presented to them is used (but a token in the query string is refused
+ * everywhere).
  */
 function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls) {
   const { auth } = operation as { auth: OperationAuth };
   const authenticateRequest = auth.oauth2?.length || auth.bearer || auth.clientBasic || !auth.anonymous ? authenticate(auth, tokens, urls) : undefined;
   const contentTypes = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return async <Payload>(request: FastifyRequest, reply: FastifyReply, payload: Payload): Promise<Payload> => {
     negotiateVersion(operation, request, reply);
     refuseQueryToken(request);
     if (authenticateRequest) await authenticateRequest(request, reply);
     if (contentTypes) checkContentType(contentTypes, request);
+    return payload;
   };
 }
 
@@ -118,13 +120,6 @@ function negotiateVersion(operation: AnyOperation, request: FastifyRequest, repl
   }
   reply.header('api-version', version);
   request.apiVersion = version;
-}
-
-function announceDeprecation(prefix: string) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const successor = API_PREFIX + request.url.slice(prefix.length).split('?')[0];
-    reply.headers({ ...DEPRECATION_HEADERS, link: `<${successor}>; rel="successor-version"` });
-  };
 }
 
 /** Bodies must come in a content type the operation declares; anything else is a 415. */

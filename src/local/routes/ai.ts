@@ -35,7 +35,8 @@ interface AiCompleteBody {
 const DESKTOP_CALLER = 'desktop';
 
 export function registerAiRoutes(app: FastifyInstance, engine: CompletionEngine, bus: EventBus): void {
-  app.post<{ Body: AiCompleteBody }>('/api/ai/complete', { schema: { body: AiCompleteRequest } }, async (request, reply) => {
+  // Completion has its own, smaller budget (60 a minute by default).
+  app.post<{ Body: AiCompleteBody }>('/api/ai/complete', { schema: { body: AiCompleteRequest }, config: { limit: 'aiComplete' } }, async (request, reply) => {
     const body = request.body;
     const provider = engine.providers.select(body.model);
     const cursor = cursorFromPrompt({ prompt: body.prompt, context: body.context ?? '', mode: body.mode ?? 'auto', chat: provider.capabilities.chat });

@@ -1,4 +1,5 @@
-// /api/editor/*: the active file, edits, opening and saving documents.
+// /api/editor/*: the active file, edits, opening, saving, reloading and closing documents.
+// Bodies whose fields are all optional may be left out (src/http/validation.ts).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Documents } from '../../core/workspace/documents.ts';
@@ -11,8 +12,8 @@ const EditText = Type.String({ maxLength: 16 * 1024 * 1024 });
 
 export function registerEditorRoutes(app: FastifyInstance, documents: Documents): void {
   app.get('/api/editor/file', async () => {
-    const { path, language, lineCount, cursorLine, cursor, version, dirty } = documents.active();
-    return { path, language, lineCount, cursorLine, cursor, version, dirty };
+    const { path, language, lineCount, cursorLine, cursor, version, dirty, conflict, readOnly } = documents.active();
+    return { path, language, lineCount, cursorLine, cursor, version, dirty, conflict, readOnly };
   });
 
   app.get('/api/editor/documents', async () => ({ documents: documents.list() }));
@@ -52,9 +53,35 @@ export function registerEditorRoutes(app: FastifyInstance, documents: Documents)
     async (request) => documents.replace(request.body),
   );
 
-  app.post<{ Body: { path?: string } | undefined }>(
+  app.post<{ Body: { path?: string; overwrite?: boolean } }>(
     '/api/editor/save',
-    { schema: { body: Type.Optional(Type.Object({ path: Type.Optional(Path) }, { additionalProperties: false })) } },
-    async (request) => documents.save(request.body?.path),
+    {
+      schema: {
+        body: Type.Object(
+          { path: Type.Optional(Path), overwrite: Type.Optional(Type.Boolean({ description: 'Replace a change made on disk since the document was loaded (else 409 EDIT_CONFLICT).' })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => documents.save(request.body.path, { overwrite: request.body.overwrite }),
+  );
+
+  app.post<{ Body: { path?: string } }>(
+    '/api/editor/reload',
+    { schema: { body: Type.Object({ path: Type.Optional(Path) }, { additionalProperties: false }) } },
+    async (request) => documents.reload(request.body.path),
+  );
+
+  app.post<{ Body: { path?: string; discard?: boolean } }>(
+    '/api/editor/close',
+    {
+      schema: {
+        body: Type.Object(
+          { path: Type.Optional(Path), discard: Type.Optional(Type.Boolean({ description: 'Close even with unsaved edits, dropping them (else 409 UNSAVED_CHANGES).' })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => documents.close(request.body.path, { discard: request.body.discard }),
   );
 }

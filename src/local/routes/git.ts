@@ -6,7 +6,8 @@ import type { EventBus } from '../../core/events/bus.ts';
 import type { GitWorkspace } from '../../core/git/index.ts';
 
 const Ref = Type.String({ minLength: 1, maxLength: 255 });
-const SyncBody = Type.Optional(Type.Object({ remote: Type.Optional(Ref), branch: Type.Optional(Ref) }, { additionalProperties: false }));
+// All optional: no body at all means {} (src/http/validation.ts).
+const SyncBody = Type.Object({ remote: Type.Optional(Ref), branch: Type.Optional(Ref) }, { additionalProperties: false });
 
 export function registerGitRoutes(app: FastifyInstance, git: GitWorkspace, bus: EventBus): void {
   app.get('/api/git/status', async () => git.status());
@@ -32,6 +33,6 @@ export function registerGitRoutes(app: FastifyInstance, git: GitWorkspace, bus: 
     },
   );
 
-  app.post<{ Body: { remote?: string; branch?: string } | undefined }>('/api/git/push', { schema: { body: SyncBody } }, async (request) => git.push(request.body ?? {}));
-  app.post<{ Body: { remote?: string; branch?: string } | undefined }>('/api/git/pull', { schema: { body: SyncBody } }, async (request) => git.pull(request.body ?? {}));
+  app.post<{ Body: { remote?: string; branch?: string } }>('/api/git/push', { schema: { body: SyncBody } }, async (request) => git.push(request.body));
+  app.post<{ Body: { remote?: string; branch?: string } }>('/api/git/pull', { schema: { body: SyncBody } }, async (request) => git.pull(request.body));
 }

@@ -8,8 +8,13 @@ import { CompletionEngine, type EngineLimits } from '../../../src/core/completio
 import type { CompletionProvider, ProviderKind, ProviderRequest } from '../../../src/core/completion/provider.ts';
 import { ProviderSet } from '../../../src/core/completion/providers.ts';
 import { LoomError } from '../../../src/core/errors.ts';
+import { Gate } from '../../support/wait.ts';
 
-/** Types `answer` one character per `delayMs`, honouring stop and abort like a real token stream. */
+/**
+ * Types `answer` one character at a time, honouring stop and abort like a real token stream.
+ * Before each character it waits at the gate `holdAt` gives for the request, if any: a test
+ * holds a request there to act while it is provably still running.
+ */
 class ScriptedProvider implements CompletionProvider {
   readonly requests: ProviderRequest[] = [];
   closed = false;
@@ -17,7 +22,7 @@ class ScriptedProvider implements CompletionProvider {
     readonly kind: ProviderKind,
     readonly name: string,
     private readonly answer: (request: ProviderRequest) => string,
-    private readonly delayMs = 0,
+    private readonly holdAt: (request: ProviderRequest) => Gate | undefined = () => undefined,
     readonly capabilities = { fim: true, chat: false, tools: false },
     private readonly ignoresAbort = false,
   ) {}
@@ -26,7 +31,7 @@ class ScriptedProvider implements CompletionProvider {
     const full = this.answer(request);
     let text = '';
     for (const ch of full) {
-      if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      await this.holdAt(request)?.pass(this.ignoresAbort ? undefined : request.signal);
       if (request.signal.aborted && !this.ignoresAbort) throw request.signal.reason;
       text += ch;
       const keep = request.stop(text);
@@ -67,7 +72,7 @@ describe('completion engine', () => {
 
   it('picks a provider by name or kind, and refuses a model it does not serve', async () => {
     const builtin = new ScriptedProvider('builtin', 'builtin', () => 'a');
-    const openai = new ScriptedProvider('openai', 'gpt-coder', () => 'b', 0, { fim: true, chat: true, tools: false });
+    const openai = new ScriptedProvider('openai', 'gpt-coder', () => 'b', undefined, { fim: true, chat: true, tools: false });
     const engine = engineWith(builtin, { openai, config: config({ openai: { baseUrl: 'http://x/v1', model: 'gpt-coder', fim: 'auto' } }) });
     assert.equal((await engine.complete({ ...request, model: 'gpt-coder' })).completion, 'b');
     assert.equal((await engine.complete({ ...request, model: 'openai' })).completion, 'b');
@@ -99,32 +104,45 @@ describe('completion engine', () => {
   });
 
   it('a newer request for the same document supersedes the older one', async () => {
-    const builtin = new ScriptedProvider('builtin', 'builtin', (r) => (r.prefix.endsWith('= ') ? 'slowAnswer();' : 'fast();'), 20);
+    const slow = new Gate();
+    const builtin = new ScriptedProvider(
+      'builtin',
+      'builtin',
+      (r) => (r.prefix.endsWith('= ') ? 'slowAnswer();' : 'fast();'),
+      (r) => (r.prefix.endsWith('= ') ? slow : undefined),
+    );
     const engine = engineWith(builtin);
     const older = engine.complete({ ...request, filePath: 'a.ts' });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await slow.reached(); // the older request is under way at the provider
     const newer = await engine.complete({ ...request, prefix: 'const total = f', filePath: 'a.ts' });
     const first = await older;
     assert.deepEqual([first.completion, first.superseded], ['', true]);
     assert.equal(newer.completion, 'fast();');
-    // Requests without a document, or for another one, do not cancel each other.
-    const [a, b] = await Promise.all([engine.complete(request), engine.complete({ ...request, filePath: 'b.ts' })]);
+    // Requests without a document, or for another one, do not cancel each other: both are held
+    // under way at once, then both answer.
+    const both = Promise.all([engine.complete(request), engine.complete({ ...request, filePath: 'b.ts' })]);
+    await slow.reached(3);
+    slow.open();
+    const [a, b] = await both;
     assert.equal(a.completion, 'slowAnswer();');
     assert.equal(b.completion, 'slowAnswer();');
   });
 
   it('stops a provider that runs past the time limit, even one that ignores the abort', async () => {
-    const stuck = new ScriptedProvider('builtin', 'builtin', () => 'x', 0, undefined, true);
+    const stuck = new ScriptedProvider('builtin', 'builtin', () => 'x', undefined, undefined, true);
     await assert.rejects(engineWith(stuck, { limits: { timeoutMs: 50 } }).complete(request), (error: LoomError) => error.code === 'model_timeout');
   });
 
   it('a caller that goes away ends its request', async () => {
-    const slow = new ScriptedProvider('builtin', 'builtin', () => 'abcdefghijklmnop', 20);
+    const held = new Gate();
+    const slow = new ScriptedProvider('builtin', 'builtin', () => 'abcdefghijklmnop', () => held);
     const gone = new AbortController();
     const pending = engineWith(slow).complete({ ...request, signal: gone.signal });
-    setTimeout(() => gone.abort(), 30);
+    await held.reached(); // the provider is generating
+    gone.abort();
     const result = await pending;
     assert.equal(result.completion, '');
+    assert.equal(held.isOpen, false, 'ended while the provider was still held, not when it finished');
   });
 
   it('passes provider errors through', async () => {

@@ -90,9 +90,15 @@ describe('workspace learner', () => {
 
   it('stops following the workspace when closed', async (t) => {
     const { root, model, learner } = setup(t);
+    // A witness that follows the same folder: once it has learned the new file, the closed
+    // learner has had every chance to, had it still been watching.
+    const witness = new RecordingModel();
+    const open = new WorkspaceLearner(witness, root, { train: async () => {}, accepts: acceptsFile, skipsDirectory, debounceMs: 20 });
+    open.start();
+    t.after(() => open.close());
     learner.close();
     fs.writeFileSync(path.join(root, 'src', 'late.ts'), 'late\n');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitFor(() => witness.files.has('src/late.ts'));
     assert.equal(model.files.has('src/late.ts'), false);
   });
 });

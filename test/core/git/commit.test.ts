@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -140,6 +141,7 @@ describe('GitWorkspace.commit', () => {
       await rejectsWith(git.commit({ message: 'x', files: [file] }), 'forbidden_path');
     }
     await rejectsWith(git.commit({ message: 'x', files: ['.git/config'] }), 'forbidden_path', /\.git/);
+    for (const alias of ['.GIT/config', '.git./config', 'git~1/config']) await rejectsWith(git.commit({ message: 'x', files: [alias] }), 'forbidden_path', /\.git/);
     await rejectsWith(git.commit({ message: 'x', files: ['a.txt', '../x'] }), 'forbidden_path');
     assert.equal(box.git(repo, 'rev-list', '--count', 'HEAD'), '1');
     // A symlink that stays inside is committed as a symlink.
@@ -173,14 +175,20 @@ describe('GitWorkspace.commit', () => {
   it('stops a hook that runs past the time limit, with everything it started', async (t) => {
     const box = sandbox(t);
     const repo = box.repo();
-    const marker = path.join(box.dir, 'hook-finished');
-    fs.writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\nsleep 1\ntouch '${marker}'\n`, { mode: 0o755 });
+    const started = path.join(box.dir, 'hook-started');
+    const finished = path.join(box.dir, 'hook-finished');
+    // The hook blocks reading a FIFO that no one writes to: it never ends on its own, so the
+    // commit can only end at the time limit, and the hook only by being killed.
+    const fifo = path.join(box.dir, 'hook-waits-here');
+    execFileSync('mkfifo', [fifo]);
+    fs.writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch '${started}'\nread line < '${fifo}'\ntouch '${finished}'\n`, { mode: 0o755 });
     box.write(path.join(repo, 'a.txt'), 'a\n');
-    const started = Date.now();
-    await rejectsWith(box.workspace(repo, { longTimeoutMs: 300 }).commit({ message: 'x' }), 'git_timeout');
-    assert.ok(Date.now() - started < 900, 'did not wait for the hook');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(fs.existsSync(marker), false, 'the hook was killed with git');
+    // Long enough for git to reach the hook on a loaded machine.
+    await rejectsWith(box.workspace(repo, { longTimeoutMs: 5000 }).commit({ message: 'x' }), 'git_timeout');
+    assert.ok(fs.existsSync(started), 'the hook ran');
+    // A live hook would still be reading the FIFO; opening it for writing without a reader fails.
+    assert.throws(() => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK), { code: 'ENXIO' }, 'the hook was killed with git');
+    assert.equal(fs.existsSync(finished), false);
   });
 
   it('runs one commit at a time', async (t) => {

@@ -70,7 +70,9 @@ export function sandbox(t: TestContext): Sandbox {
       return target;
     },
     workspace(root, options = {}) {
-      return new GitWorkspace({ root, env, timeoutMs: 10_000, longTimeoutMs: 10_000, ...options });
+      // Time limits that only guard against hangs (starting git on a loaded machine is slow);
+      // tests of the limits set their own.
+      return new GitWorkspace({ root, env, timeoutMs: 60_000, longTimeoutMs: 60_000, ...options });
     },
   };
   return box;

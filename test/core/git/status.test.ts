@@ -127,12 +127,11 @@ describe('GitWorkspace.status', () => {
     for (let i = 0; i < 50; i++) box.write(path.join(repo, `file-${i}.txt`), 'x');
     await rejectsWith(box.workspace(repo, { maxOutputBytes: 200 }).status(), 'git_failed', /more than 200 bytes/);
 
-    // A git that never answers: a script standing in for the binary.
+    // A git that never answers (a script standing in for the binary): only the time limit can
+    // end the call, and git_timeout says it did.
     const slow = path.join(box.dir, 'slow-git');
     fs.writeFileSync(slow, '#!/bin/sh\nsleep 30\n', { mode: 0o755 });
-    const started = Date.now();
     await rejectsWith(new GitWorkspace({ root: repo, env: box.env, gitPath: slow, timeoutMs: 300 }).status(), 'git_timeout');
-    assert.ok(Date.now() - started < 5000);
   });
 });
 

@@ -23,6 +23,7 @@ interface Seen {
 function startServer() {
   const seen: Seen[] = [];
   let drops = 0;
+  let dropWaiters: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     seen.push({ path: url.pathname, range: req.headers.range });
@@ -49,11 +50,13 @@ function startServer() {
       case '/cdn/file':
         return ranged(BODY);
       case '/drop': {
-        // The first `drops` requests break after HALF bytes; later ones serve with Range.
+        // The first `drops` requests break after part of HALF bytes, when the test says (once
+        // the client has provably received some); later ones serve with Range.
         if (drops > 0) {
           drops--;
           res.writeHead(200, { 'content-length': BODY.length });
-          res.write(BODY.subarray(0, HALF), () => setTimeout(() => res.socket?.destroy(), 20));
+          dropWaiters.push(() => res.socket?.destroy());
+          res.write(BODY.subarray(0, HALF));
           return;
         }
         return ranged(BODY);
@@ -65,17 +68,6 @@ function startServer() {
         res.writeHead(200, { 'content-length': BODY.length });
         res.write(BODY.subarray(0, HALF)); // and then nothing
         return;
-      case '/slow': {
-        res.writeHead(200, { 'content-length': BODY.length });
-        let at = 0;
-        const timer = setInterval(() => {
-          if (res.destroyed || at >= BODY.length) return clearInterval(timer);
-          res.write(BODY.subarray(at, at + 4096));
-          at += 4096;
-        }, 20);
-        res.on('close', () => clearInterval(timer));
-        return;
-      }
       default:
         res.writeHead(404, { 'content-type': 'text/plain' });
         return res.end('no such file');
@@ -86,6 +78,12 @@ function startServer() {
     server,
     dropNext(n: number) {
       drops = n;
+    },
+    /** Breaks the connections of the dropping requests under way. */
+    dropNow() {
+      const waiters = dropWaiters;
+      dropWaiters = [];
+      for (const drop of waiters) drop();
     },
   };
 }
@@ -141,7 +139,8 @@ describe('downloadFile', () => {
     clear();
     const dest = path.join(tempDir(t), 'model.gguf');
     fake.dropNext(1);
-    await assert.rejects(downloadFile({ url: `${base}/drop`, dest, sha256: SHA, retries: 0 }), (error: Error) => {
+    const dropOnceSomeArrived = (p: DownloadProgress) => p.done > p.resumedFrom && fake.dropNow();
+    await assert.rejects(downloadFile({ url: `${base}/drop`, dest, sha256: SHA, retries: 0, onProgress: dropOnceSomeArrived }), (error: Error) => {
       assert.ok(error instanceof DownloadError);
       assert.equal(error.reason, 'network');
       assert.match(error.message, /broke after|closed after/);
@@ -162,7 +161,8 @@ describe('downloadFile', () => {
     clear();
     const dest = path.join(tempDir(t), 'model.gguf');
     fake.dropNext(2);
-    const result = await downloadFile({ url: `${base}/drop`, dest, sha256: SHA, size: BODY.length, retryDelayMs: 10 });
+    const dropOnceSomeArrived = (p: DownloadProgress) => p.done > p.resumedFrom && fake.dropNow();
+    const result = await downloadFile({ url: `${base}/drop`, dest, sha256: SHA, size: BODY.length, retryDelayMs: 10, onProgress: dropOnceSomeArrived });
     assert.equal(result.sha256, SHA);
     const ranges = requestsTo('/drop').map((s) => s.range);
     assert.equal(ranges.length, 3);
@@ -251,34 +251,29 @@ describe('downloadFile', () => {
 
   it('cuts a stalled connection and keeps what arrived', async (t) => {
     const dest = path.join(tempDir(t), 'model.gguf');
-    const started = Date.now();
     await assert.rejects(downloadFile({ url: `${base}/stall`, dest, stallTimeoutMs: 300, retries: 0 }), (error: Error) => {
       assert.ok(error instanceof DownloadError);
       assert.equal(error.reason, 'stalled');
       return true;
     });
-    assert.ok(Date.now() - started < 5000);
     assert.equal(fs.statSync(partialPathOf(dest)).size, HALF);
   });
 
-  it('stops promptly when aborted, rejecting with the reason and keeping the partial', async (t) => {
+  it('stops when aborted, rejecting with the reason and keeping the partial', async (t) => {
     const dest = path.join(tempDir(t), 'model.gguf');
     const controller = new AbortController();
     const reason = new Error('user pressed Ctrl-C');
-    let abortedAt = 0;
+    // The server sends part of the file and then holds the connection open: the download can
+    // only end through the abort (the stall limit is left at its 30 s).
     const pending = downloadFile({
-      url: `${base}/slow`,
+      url: `${base}/stall`,
       dest,
       signal: controller.signal,
       onProgress: (p) => {
-        if (p.done >= 16 * 1024 && !controller.signal.aborted) {
-          abortedAt = Date.now();
-          controller.abort(reason);
-        }
+        if (p.done >= 16 * 1024 && !controller.signal.aborted) controller.abort(reason);
       },
     });
     await assert.rejects(pending, (error) => error === reason);
-    assert.ok(Date.now() - abortedAt < 500, 'the abort is prompt');
     assert.ok(fs.statSync(partialPathOf(dest)).size >= 16 * 1024);
     assert.equal(fs.existsSync(dest), false);
     assert.equal(fs.existsSync(`${partialPathOf(dest)}.lock`), false);

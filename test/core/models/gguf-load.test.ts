@@ -9,7 +9,8 @@ import { LoomError } from '../../../src/core/errors.ts';
 import { GgufProvider } from '../../../src/core/models/gguf.ts';
 import { tempModelDir, writeNotGguf, writeTinyGguf } from '../../support/tiny-gguf.ts';
 
-const TIMEOUT = { timeout: 15_000 };
+/** A guard against hangs: loading a model on a loaded 2-core machine can take many seconds. */
+const TIMEOUT = { timeout: 60_000 };
 
 function request(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
   return {
@@ -148,15 +149,14 @@ describe('gguf provider load failures', () => {
     }
   });
 
-  it('an abort while loading rejects at once', TIMEOUT, async () => {
+  it('an abort while loading rejects at once, without waiting for the load', TIMEOUT, async () => {
     const file = writeTinyGguf(`${dir}/abort-load.gguf`, { nEmbd: 16, nHead: 2, nLayer: 1 }).file;
     const gguf = provider(file);
     const controller = new AbortController();
     const pending = gguf.complete(request({ signal: controller.signal }));
-    const started = performance.now();
     controller.abort(new Error('client went away'));
     await assert.rejects(pending, /client went away/);
-    assert.ok(performance.now() - started < 100);
+    assert.equal(gguf.stats().state, 'loading', 'the request ended while the model was still loading');
     await gguf.close();
   });
 

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { buildPrompt, promptBudget, resolveLayout } from '../../../src/core/models/gguf.ts';
 import { commonPrefixLength, planReuse } from '../../../src/core/models/gguf/reuse.ts';
 import { SequencePool } from '../../../src/core/models/gguf/sequences.ts';
+import { Gate } from '../../support/wait.ts';
 
 const BOS = 1;
 const infill = { prefix: 900, suffix: 901, middle: 902 };
@@ -114,9 +115,19 @@ describe('gguf KV reuse plan', () => {
   it('stays linear on repetitive text', () => {
     const held = [1, ...new Array<number>(20_000).fill(5)];
     const prompt = [1, 6, ...new Array<number>(20_000).fill(5)];
-    const started = performance.now();
-    planReuse(held, prompt, { allowShift: true });
-    assert.ok(performance.now() - started < 500);
+    // Counted, not timed: every token read of either array. A quadratic scan would read
+    // hundreds of millions; the proxies stop it at the bound instead of letting it run.
+    const bound = 10 * (held.length + prompt.length);
+    let reads = 0;
+    const counted = (tokens: number[]) =>
+      new Proxy(tokens, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key) && ++reads > bound) throw new Error(`more than ${bound} token reads`);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    planReuse(counted(held), counted(prompt), { allowShift: true });
+    assert.ok(reads <= bound, `${reads} reads`);
   });
 });
 
@@ -126,12 +137,18 @@ describe('gguf sequence pool', () => {
   it('runs the jobs of one document one at a time, in order', async () => {
     const pool = new SequencePool(2, fakeSequence);
     const events: string[] = [];
-    const job = (name: string, ms: number) => async () => {
+    const firstMayEnd = new Gate();
+    const job = (name: string, gate?: Gate) => async () => {
       events.push(`${name} start`);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await gate?.pass();
       events.push(`${name} end`);
     };
-    await Promise.all([pool.run('a', job('first', 30)), pool.run('a', job('second', 1))]);
+    const both = Promise.all([pool.run('a', job('first', firstMayEnd)), pool.run('a', job('second'))]);
+    await firstMayEnd.reached();
+    await new Promise(setImmediate); // whatever else was ready to run has run
+    assert.deepEqual(events, ['first start'], 'the second job waits while the first is under way');
+    firstMayEnd.open();
+    await both;
     assert.deepEqual(events, ['first start', 'first end', 'second start', 'second end']);
   });
 

@@ -7,7 +7,8 @@ import type { ProviderRequest } from '../../../src/core/completion/provider.ts';
 import { buildPrompt, GgufProvider, promptBudget } from '../../../src/core/models/gguf.ts';
 import { tempModelDir, writeTinyGguf, type TinyGguf } from '../../support/tiny-gguf.ts';
 
-const TIMEOUT = { timeout: 15_000 };
+/** A guard against hangs: loading and running a model on a loaded 2-core machine can take many seconds. */
+const TIMEOUT = { timeout: 60_000 };
 
 function request(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
   return {
@@ -168,7 +169,6 @@ describe('gguf provider with an infill model', () => {
     const controller = new AbortController();
     const reason = new Error('superseded');
     let calls = 0;
-    const started = performance.now();
     await assert.rejects(
       provider.complete(
         request({
@@ -183,7 +183,6 @@ describe('gguf provider with an infill model', () => {
       ),
       (error) => error === reason,
     );
-    assert.ok(performance.now() - started < 2000);
     assert.ok(calls <= 3, `generation went on for ${calls} tokens after the abort`);
 
     const already = new AbortController();
@@ -195,15 +194,29 @@ describe('gguf provider with an infill model', () => {
   });
 
   it('a request queued behind another on its document rejects at once when aborted', TIMEOUT, async () => {
-    const long = provider.complete(request({ filePath: 'queue.ts', prefix: source(40), maxTokens: 200 }));
+    // The long request notes, at each token, whether the queued one has already ended: it must
+    // have ended while the long one was still generating, not after it.
+    let queuedEnded = false;
+    let tokensAfterQueuedEnded = 0;
+    const long = provider.complete(
+      request({
+        filePath: 'queue.ts',
+        prefix: source(40),
+        maxTokens: 200,
+        stop: () => {
+          if (queuedEnded) tokensAfterQueuedEnded++;
+          return undefined;
+        },
+      }),
+    );
     const controller = new AbortController();
     const queued = provider.complete(request({ filePath: 'queue.ts', signal: controller.signal }));
-    const started = performance.now();
     controller.abort(new Error('newer keystroke'));
     await assert.rejects(queued, /newer keystroke/);
-    assert.ok(performance.now() - started < 100);
+    queuedEnded = true;
     const result = await long;
     assert.ok(result.tokens <= 200);
+    assert.ok(tokensAfterQueuedEnded > 0, 'the queued request ended only once the long one had finished');
   });
 
   it('completes concurrent requests for two documents', TIMEOUT, async () => {

@@ -33,7 +33,8 @@ describe('OpenAiProvider', () => {
   after(() => fake.close());
   beforeEach(() => {
     fake.requests.length = 0;
-    fake.set({ fim: true, stream: true, chunkDelayMs: 0, usageTokens: undefined, fail: undefined, rawStream: undefined, requireKey: undefined, chatText: 'return a + b;', fimText: 'return a + b;\n}' });
+    fake.release();
+    fake.set({ fim: true, stream: true, holdAfterChunks: undefined, usageTokens: undefined, fail: undefined, rawStream: undefined, requireKey: undefined, chatText: 'return a + b;', fimText: 'return a + b;\n}' });
   });
   const provider = (options: Partial<OpenAiProviderOptions> = {}) =>
     new OpenAiProvider({ baseUrl: fake.baseUrl, model: 'qwen2.5-coder:1.5b', fim: 'auto', ...options });
@@ -42,7 +43,7 @@ describe('OpenAiProvider', () => {
     const openai = provider({ apiKey: KEY });
     assert.equal(openai.kind, 'openai');
     assert.equal(openai.name, 'qwen2.5-coder:1.5b');
-    assert.deepEqual(openai.capabilities, { fim: true, chat: true, tools: false });
+    assert.deepEqual(openai.capabilities, { fim: true, chat: true, tools: true });
     fake.set({ usageTokens: 7 });
     const result = await openai.complete(request());
     assert.deepEqual(result, { text: 'return a + b;\n}', tokens: 7 });
@@ -84,7 +85,7 @@ describe('OpenAiProvider', () => {
     assert.equal(chat.messages[1].role, 'user');
     assert.ok(chat.messages[1].content.includes('function add(a, b) {\n  <CURSOR>\n\nexport { add };\n'), chat.messages[1].content);
     assert.ok(chat.messages[1].content.includes('src/add.js'));
-    assert.deepEqual(openai.capabilities, { fim: false, chat: true, tools: false });
+    assert.deepEqual(openai.capabilities, { fim: false, chat: true, tools: true });
 
     fake.requests.length = 0;
     await openai.complete(request());
@@ -144,26 +145,29 @@ describe('OpenAiProvider', () => {
   });
 
   it('stops reading once the stop callback cuts, and hangs up on the server', async () => {
-    fake.set({ fimText: 'x = 1;\ny = 2;\nz = 3;\n'.repeat(50), chunkChars: 2, chunkDelayMs: 5 });
+    // The server sends the first lines, then holds the stream open: only the provider hanging
+    // up ends it.
+    fake.set({ fimText: 'x = 1;\ny = 2;\nz = 3;\n'.repeat(50), chunkChars: 2, holdAfterChunks: 5 });
     const cut = fake.nextCut();
-    const started = Date.now();
     const result = await provider().complete(request({ stop: (text) => (text.includes('\n') ? text.indexOf('\n') : undefined) }));
     assert.equal(result.text, 'x = 1;');
     assert.ok(result.tokens <= 5, `read ${result.tokens} chunks`);
     await cut;
-    assert.ok(Date.now() - started < 2000);
     assert.ok(fake.cutStreams >= 1);
   });
 
-  it('ends promptly when the request is aborted, rejecting with the reason', async () => {
-    fake.set({ fimText: 'a'.repeat(2000), chunkChars: 1, chunkDelayMs: 20 });
+  it('ends when the request is aborted mid-stream, rejecting with the reason', async () => {
+    // The server holds the stream after a few chunks and never finishes it on its own: the
+    // rejection can only come from the abort.
+    fake.set({ fimText: 'a'.repeat(2000), chunkChars: 1, holdAfterChunks: 3 });
     const controller = new AbortController();
     const reason = new LoomError('model_timeout', 'too slow');
     const cut = fake.nextCut();
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    await assert.rejects(provider().complete(request({ signal: controller.signal })), (error) => error === reason);
-    assert.ok(Date.now() - started < 600, `took ${Date.now() - started} ms`);
+    const holding = fake.nextHold();
+    const pending = provider().complete(request({ signal: controller.signal }));
+    await holding;
+    controller.abort(reason);
+    await assert.rejects(pending, (error) => error === reason);
     await cut;
 
     const gone = new AbortController();
@@ -172,12 +176,12 @@ describe('OpenAiProvider', () => {
   });
 
   it('aborts while waiting for headers too', async () => {
-    const silent = http.createServer(() => {}); // accepts, never answers
+    const controller = new AbortController();
+    const reason = new Error('superseded');
+    // Accepts, never answers; the abort comes once the request is provably waiting for headers.
+    const silent = http.createServer(() => controller.abort(reason));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const controller = new AbortController();
-      const reason = new Error('superseded');
-      setTimeout(() => controller.abort(reason), 50);
       const openai = new OpenAiProvider({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, model: 'm', fim: 'auto' });
       await assert.rejects(openai.complete(request({ signal: controller.signal })), (error) => error === reason);
     } finally {

@@ -15,6 +15,7 @@ import {
   type WebhookEvent,
 } from '../../../src/core/webhooks/index.ts';
 import type { Store } from '../../../src/store/index.ts';
+import { waitFor } from '../../support/wait.ts';
 import { independentlyVerified, openTestStore, startReceiver, tempDir, type Receiver } from './support.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -248,9 +249,8 @@ describe('webhook delivery', () => {
     const { store, receiver, outbox, deliverer, settings } = await rig(t, { timeoutMs: 150 });
     receiver.reply = () => 'hang';
     await outbox.enqueue(event(), settings.webhooks);
-    const started = performance.now();
+    // The receiver never answers: only the time limit can end the attempt.
     assert.equal(await deliverer.runDue(), 1);
-    assert.ok(performance.now() - started < 5_000);
     const entry = await only(store);
     assert.equal(entry.status, 'pending');
     assert.equal(entry.lastStatus, null);
@@ -476,10 +476,7 @@ describe('webhook delivery', () => {
     deliverer.start();
     t.after(() => deliverer.stop());
     const [queued] = await outbox.enqueue(event(), settings.webhooks);
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && (await store.webhooks.list({ limit: 1 }))[0]?.status !== 'delivered') {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(async () => (await store.webhooks.list({ limit: 1 }))[0]?.status === 'delivered');
     await deliverer.stop();
     assert.deepEqual(errors, []);
     assert.equal(receiver.requests.length, 2, 'a 503, then the retry 200 ms later');

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ClientRecord } from '../../../src/core/identity/records.ts';
+import { startFakeCodeHost } from '../../support/codehost.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
+import { startFakeOidc } from '../../support/oidc.ts';
 import {
   assertErrorPage,
   authorize,
@@ -75,6 +77,27 @@ describe('discovery metadata and iss', () => {
       assert.deepEqual(resource.authorization_servers, [metadata.issuer]);
       const tokens = await signInWithCode(hosted, client, 'read:models', cookie);
       assert.equal(decodeJwt(tokens.access_token).iss, metadata.issuer);
+    });
+
+    it('lists the sign-in providers it has in loom_sign_in_providers (none here)', async () => {
+      assert.deepEqual((await json('/.well-known/oauth-authorization-server')).loom_sign_in_providers, []);
+    });
+
+    it('lists the code host first, then OpenID Connect, when both are configured', async (t) => {
+      const codehost = await startFakeCodeHost();
+      const oidc = await startFakeOidc();
+      const both = await startTestHosted({
+        codehost: { url: codehost.url, apiUrl: codehost.apiUrl },
+        oidc: { issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret },
+      });
+      t.after(async () => {
+        await both.close();
+        await codehost.close();
+        await oidc.close();
+      });
+      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+        assert.deepEqual((await (await fetch(`${both.url}${path}`)).json()).loom_sign_in_providers, ['codehost', 'oidc'], path);
+      }
     });
   });
 

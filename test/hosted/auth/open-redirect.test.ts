@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ClientRecord } from '../../../src/core/identity/records.ts';
 import { startFakeCodeHost, type FakeCodeHost } from '../../support/codehost.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
-import { assertError, assertErrorPage, authorize, authorizeParams, pkce, redeem, registerClient, signedInUser } from '../../support/oauth.ts';
+import { assertError, assertErrorPage, authorize, authorizeParams, Browser, pkce, redeem, registerClient, signedInUser } from '../../support/oauth.ts';
 
 describe('no open redirect', () => {
   let hosted: TestHosted;
@@ -77,19 +77,19 @@ describe('no open redirect', () => {
     it('completes the browser flow: sign-in at the code host, back to /auth/authorize, code to the client', async () => {
       const { verifier, challenge } = pkce();
       const params = authorizeParams(client, challenge, { scope: 'read:models', state: 'xyz' });
+      const browser = new Browser(hosted.url);
       let res = await authorize(hosted, params);
-      const toSignIn = new URL(res.headers.get('location')!, hosted.url);
-      res = await fetch(toSignIn, { redirect: 'manual' });
+      res = await browser.follow(res); // the sign-in start
       assert.equal(res.status, 302);
-      res = await fetch(res.headers.get('location')!, { redirect: 'manual' }); // the code host
+      res = await browser.follow(res); // the code host
       assert.equal(res.status, 302);
-      res = await fetch(res.headers.get('location')!, { redirect: 'manual' }); // our callback
+      res = await browser.follow(res); // our callback
       assert.equal(res.status, 302, await res.clone().text());
       const setCookie = res.headers.get('set-cookie')!;
       assert.match(setCookie, /^loom_session=[A-Za-z0-9_-]+;.*HttpOnly/);
       const back = res.headers.get('location')!;
       assert.match(back, /^\/auth\/authorize\?/, 'back to a local path');
-      res = await fetch(new URL(back, hosted.url), { redirect: 'manual', headers: { cookie: setCookie.split(';')[0]! } });
+      res = await browser.follow(res);
       assert.equal(res.status, 302);
       const location = new URL(res.headers.get('location')!);
       assert.equal(`${location.origin}${location.pathname}`, 'https://app.example.com/cb');
@@ -100,15 +100,18 @@ describe('no open redirect', () => {
   });
 
   describe('web sign-in return_to', () => {
-    const start = (returnTo: string) =>
-      fetch(`${hosted.url}/api/v1/auth/codehost?${new URLSearchParams({ source: 'web', return_to: returnTo })}`, { redirect: 'manual' });
+    let browser: Browser;
+    const start = (returnTo: string) => {
+      browser = new Browser(hosted.url);
+      return browser.get(`/api/v1/auth/codehost?${new URLSearchParams({ source: 'web', return_to: returnTo })}`);
+    };
 
-    /** Start → code host → our callback; returns the callback's response. */
+    /** Start → code host → our callback, in the browser that started; returns the callback's response. */
     async function complete(startResponse: Response): Promise<Response> {
       assert.equal(startResponse.status, 302);
-      const atCodeHost = await fetch(startResponse.headers.get('location')!, { redirect: 'manual' });
+      const atCodeHost = await browser.follow(startResponse);
       assert.equal(atCodeHost.status, 302);
-      return fetch(atCodeHost.headers.get('location')!, { redirect: 'manual' });
+      return browser.follow(atCodeHost);
     }
 
     const foreign = [
@@ -156,7 +159,8 @@ describe('no open redirect', () => {
     });
 
     it('returns to /dashboard when no return_to is given', async () => {
-      const callback = await complete(await fetch(`${hosted.url}/api/v1/auth/codehost?source=web`, { redirect: 'manual' }));
+      browser = new Browser(hosted.url);
+      const callback = await complete(await browser.get('/api/v1/auth/codehost?source=web'));
       assert.equal(callback.status, 302);
       assert.equal(callback.headers.get('location'), '/dashboard');
     });
@@ -174,12 +178,15 @@ describe('no open redirect', () => {
     });
 
     it('shows an error page for a state used before (single use)', async () => {
-      const start = await fetch(`${hosted.url}/api/v1/auth/codehost?source=web&return_to=/dashboard`, { redirect: 'manual' });
-      const atCodeHost = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+      const browser = new Browser(hosted.url);
+      const start = await browser.get('/api/v1/auth/codehost?source=web&return_to=/dashboard');
+      const atCodeHost = await browser.follow(start);
       const back = atCodeHost.headers.get('location')!;
-      const first = await fetch(back, { redirect: 'manual' });
+      const signInCookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
+      const first = await browser.get(back);
       assert.equal(first.status, 302);
-      const second = await fetch(back, { redirect: 'manual' });
+      // Even with the sign-in cookie the browser had (the callback cleared it).
+      const second = await fetch(back, { redirect: 'manual', headers: { cookie: signInCookie } });
       const page = await assertErrorPage(second);
       assert.match(page, /already used|not valid/);
       assert.equal(second.headers.get('set-cookie'), null, 'no session from a replayed callback');
@@ -187,9 +194,10 @@ describe('no open redirect', () => {
 
     it('shows an error page when the provider reports an error', async () => {
       codehost.denyNext('access_denied');
-      const start = await fetch(`${hosted.url}/api/v1/auth/codehost?source=web&return_to=/dashboard`, { redirect: 'manual' });
-      const atCodeHost = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-      const res = await fetch(atCodeHost.headers.get('location')!, { redirect: 'manual' });
+      const browser = new Browser(hosted.url);
+      const start = await browser.get('/api/v1/auth/codehost?source=web&return_to=/dashboard');
+      const atCodeHost = await browser.follow(start);
+      const res = await browser.follow(atCodeHost);
       await assertErrorPage(res);
       assert.equal(res.headers.get('set-cookie'), null);
     });

@@ -24,7 +24,9 @@ async function signIn(hosted: TestHosted, codehost: FakeCodeHost, as?: CodeHostU
   assert.equal(atCodeHost.status, 302);
   // The callback is registered at the public URL; the server itself listens at hosted.url.
   const callbackUrl = new URL(atCodeHost.headers.get('location')!);
-  const callback = await fetch(hosted.url + callbackUrl.pathname + callbackUrl.search, { redirect: 'manual' });
+  // The browser brings back the sign-in cookie the start gave it.
+  const signInCookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
+  const callback = await fetch(hosted.url + callbackUrl.pathname + callbackUrl.search, { redirect: 'manual', headers: { cookie: signInCookie } });
   assert.equal(callback.status, 302, await callback.text());
   assert.equal(callback.headers.get('location'), '/dashboard');
   const [setCookie] = callback.headers.getSetCookie();

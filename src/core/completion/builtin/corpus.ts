@@ -3,6 +3,7 @@
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularBytes } from '../../files/read-regular.ts';
 import type { BuiltinModel } from './model.ts';
 
 export interface TrainOptions {
@@ -103,10 +104,9 @@ export function isCodeName(name: string): boolean {
 /** The file's text, or undefined when it is too big, binary, minified or unreadable. */
 async function readSource(file: string, maxFileBytes: number): Promise<string | undefined> {
   try {
-    const stat = await fs.stat(file);
-    if (stat.size > maxFileBytes || stat.size === 0) return undefined;
-    const buffer = await fs.readFile(file);
-    if (looksBinary(buffer)) return undefined;
+    // Never a FIFO swapped in after the walk saw a file: reading one would never finish.
+    const buffer = await readRegularBytes(file, maxFileBytes);
+    if (!buffer || buffer.length === 0 || looksBinary(buffer)) return undefined;
     const text = buffer.toString('utf8');
     return looksMinified(text) ? undefined : text;
   } catch {

@@ -80,12 +80,19 @@ function sharedLlama(module: NodeLlamaCpp, gpu: GgufGpu): Promise<Llama> {
       build: 'never',
       skipDownload: true,
       progressLogs: false,
-      // No cap of its own: each context runs the threads its provider asks for.
+      // Set below, once the machine's math cores are known (node-llama-cpp's default is at least 4).
       maxThreads: 0,
       logLevel: module.LlamaLogLevel.warn,
       logger: (level, message) => {
         for (const listener of logListeners) listener(level, message);
       },
+    }).then((started) => {
+      // Contexts decoding at once (a document's completion and a chat, two providers) split
+      // the math cores between them (node-llama-cpp's thread splitter) instead of each running
+      // its own threads on them: llama.cpp's threads spin while they wait, so oversubscribed
+      // cores make every token many times slower (see loadRuntime).
+      started.maxThreads = Math.max(1, started.cpuMathCores);
+      return started;
     });
     byGpu.set(gpu, llama);
     const started = llama;

@@ -1,11 +1,13 @@
-// Per-client-IP limit on every response — operations, documents, 404s and router errors — with
-// the draft-spec RateLimit-Limit / -Remaining / -Reset headers and, past the limit, a 429 with
-// Retry-After. One onRequest hook; synchronous when counting in memory.
+// Per-client-IP limit on every response — operations, documents, 404s, router errors and the
+// answers written straight to a socket (malformed HTTP) — with the draft-spec RateLimit-Limit /
+// -Remaining / -Reset headers and, past the limit, a 429 with Retry-After. One onRequest hook;
+// synchronous when counting in memory.
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
 import { MemoryCounter, type Counter, type CountResult } from '../../../core/rate-limit/counters.ts';
-import { applyRateLimit } from '../../../http/rate-limit-headers.ts';
+import { applyRateLimit, rateLimitVerdict, type RateLimitVerdict } from '../../../http/rate-limit-headers.ts';
 import { RedisCounter } from './redis-counter.ts';
 
 export interface RateLimitOptions {
@@ -17,10 +19,18 @@ export interface RateLimitOptions {
   redisPrefix?: string;
 }
 
-/** Counts a request and sets the headers; resolves, or rejects with a 429 LoomError. */
-export type RateLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+export interface RateLimiter {
+  /** Counts a request and sets the headers; resolves, or rejects with a 429 LoomError. */
+  check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Counts an answer written straight to a socket, before any header could be read: against
+   * the peer's address, or, for a trusted proxy, against a budget of its own for what comes
+   * through it unattributed (counting it as the proxy would let one client use up everyone's).
+   */
+  countSocket(socket: Socket): Promise<RateLimitVerdict>;
+}
 
-export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): RateLimiter {
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions & { trustedProxy: (address: string) => boolean }): RateLimiter {
   const windowMs = options.windowSeconds * 1000;
   const memory = new MemoryCounter(options.clock);
   let warned = false;
@@ -45,8 +55,15 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     else done(enforce(reply, counted));
   });
 
-  return async (request, reply) => {
-    const refusal = enforce(reply, await counter.count(request.ip, windowMs));
-    if (refusal) throw refusal;
+  return {
+    async check(request, reply) {
+      const refusal = enforce(reply, await counter.count(request.ip, windowMs));
+      if (refusal) throw refusal;
+    },
+    async countSocket(socket) {
+      const peer = socket.remoteAddress ?? 'unknown';
+      const key = options.trustedProxy(peer) ? `unattributed:${peer}` : peer;
+      return rateLimitVerdict(await counter.count(key, windowMs), options.max, options.windowSeconds);
+    },
   };
 }

@@ -1,0 +1,232 @@
+// The servers' logs, shared by both app builders: JSON lines (pino) on stdout, written
+// asynchronously. What a line may hold is decided here, by construction:
+//
+// - one line per request, written when the response is done: method, the route's pattern
+//   (never the URL: query strings carry authorization codes, states and tickets), status,
+//   time taken and the request id. No header, no body, no parameter.
+// - errors through a serializer that keeps an error's type, code, message and stack, the latter
+//   two with anything that looks like a secret redacted (a URL's query string or password, a
+//   bearer token…); never the error's other properties (a driver's config, a request's headers).
+// - every other string a log call is given (messages, fields) redacted the same way.
+//
+// It is also cheap, as a server's default log must be: the request line is assembled by hand and
+// written in batches (log-destination.ts), and a request's own logger is made only if used.
+import os from 'node:os';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
+import { stdoutLog, type LogDestination } from './log-destination.ts';
+import { redactSecrets } from './redact-secrets.ts';
+
+export type { LogDestination };
+
+export interface ServerLogOptions {
+  /** A pino level, or `silent` for no logger at all. */
+  level: string;
+  /** Where lines go; stdout (asynchronously) by default. */
+  destination?: LogDestination;
+}
+
+type LoggingOptions = Pick<FastifyServerOptions, 'loggerInstance' | 'logController' | 'childLoggerFactory'>;
+
+/**
+ * The Fastify options that give a server its log. `silent` builds no logger at all: a pino
+ * child logger per request costs time even when it writes nothing.
+ */
+export function serverLogOptions(options: ServerLogOptions): LoggingOptions {
+  if (options.level === 'silent') return {};
+  const destination = options.destination ?? stdoutLog();
+  // pino's default base, stated so that request lines (written without pino) carry it too.
+  const base = { pid: process.pid, hostname: os.hostname() };
+  const logger = pino(
+    {
+      level: options.level,
+      base,
+      serializers: { err: safeError, error: safeError, req: safeRequest, res: safeReply },
+      hooks: { logMethod: redactArguments },
+    },
+    destination,
+  );
+  const requestLine = logger.isLevelEnabled('info') ? requestLineWriter(logger.levels.values.info!, base, destination) : undefined;
+  return {
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new RequestLog(requestLine),
+    childLoggerFactory: (parent, bindings, childOptions) => new LazyChildLogger(parent as pino.Logger, bindings, childOptions) as unknown as FastifyBaseLogger,
+  };
+}
+
+type LogArguments = Parameters<pino.LogFn>;
+
+/**
+ * A request's logger (`request.log`), made when first used: most requests log nothing but their
+ * request line, and a pino child logger costs several objects per request.
+ */
+class LazyChildLogger {
+  private made: pino.Logger | undefined;
+
+  constructor(
+    private readonly parent: pino.Logger,
+    private readonly bindings: pino.Bindings,
+    private readonly options: pino.ChildLoggerOptions,
+  ) {}
+
+  private get logger(): pino.Logger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal(...args: LogArguments): void {
+    this.logger.fatal(...args);
+  }
+
+  error(...args: LogArguments): void {
+    this.logger.error(...args);
+  }
+
+  warn(...args: LogArguments): void {
+    this.logger.warn(...args);
+  }
+
+  info(...args: LogArguments): void {
+    this.logger.info(...args);
+  }
+
+  debug(...args: LogArguments): void {
+    this.logger.debug(...args);
+  }
+
+  trace(...args: LogArguments): void {
+    this.logger.trace(...args);
+  }
+
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): pino.Logger {
+    return this.logger.child(bindings, options);
+  }
+}
+
+type RequestLineWriter = (request: FastifyRequest, reply: FastifyReply) => void;
+
+/**
+ * Writes a request's line in pino's format (level, time, pid, hostname, then its own fields),
+ * assembled by hand: every field is known safe and of a known type, so nothing needs pino's
+ * serializers or redaction, and a request costs one string and one write.
+ */
+function requestLineWriter(level: number, base: Record<string, unknown>, destination: LogDestination): RequestLineWriter {
+  const head = `{"level":${level},"time":`;
+  const bindings = JSON.stringify(base).slice(1, -1);
+  // Methods and route patterns are few (Node parses known methods only; routes are registered):
+  // each is quoted as JSON once.
+  const quoted = new Map<string, string>();
+  const quote = (text: string) => quoted.get(text) ?? quoted.set(text, JSON.stringify(text)).get(text)!;
+  return (request, reply) => {
+    // The pattern the request matched (`/api/v1/keys/:id`); absent when no route matched, as
+    // then the path is a string no route vetted.
+    const route = request.routeOptions.url;
+    destination.write(
+      `${head}${Date.now()}${bindings ? `,${bindings}` : ''},"reqId":${JSON.stringify(request.id)},"method":${quote(request.method)}` +
+        `${route === undefined ? '' : `,"route":${quote(route)}`},"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request"}\n`,
+    );
+  };
+}
+
+/**
+ * Fastify's request logging, replaced: no "incoming request" line, one line when the response
+ * is done, and no line that repeats a request's URL (Fastify's own not-found line does).
+ */
+class RequestLog extends LogController {
+  constructor(private readonly requestLine: RequestLineWriter | undefined) {
+    super();
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // An error here is the response stream's (the client went away mid-body); handlers' errors
+    // were answered and logged by the error handler already.
+    if (error) reply.log.warn({ err: error, status: reply.statusCode }, 'the response failed');
+    this.requestLine?.(request, reply);
+  }
+
+  /** Errors the default handler sends: 5xx are logged with the error, 4xx by the request line alone. */
+  override defaultErrorLog(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+    if (reply.statusCode >= 500) reply.log.error({ err: error }, 'unhandled error');
+  }
+
+  override routeNotFound(): void {}
+
+  override streamError(error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') reply.log.warn({ err: error }, 'the response failed after its headers were sent');
+  }
+
+  override writeHeadError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.warn({ err: error }, 'could not write the response headers');
+  }
+
+  override serializerError(error: Error, _request: FastifyRequest, reply: FastifyReply, metadata: { statusCode: number }): void {
+    reply.log.error({ err: error, status: metadata.statusCode }, 'could not serialise the response');
+  }
+
+  override serviceUnavailable(logger: FastifyBaseLogger): void {
+    logger.info({ status: 503 }, 'refused a request: the server is closing');
+  }
+}
+
+/** What is logged of an error: type, code, message and stack (redacted), and its causes. */
+function safeError(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (!(value instanceof Error)) return value === undefined || value === null ? value : redactSecrets(String(value));
+  const error = value as Error & { code?: unknown; statusCode?: unknown; errors?: unknown };
+  const safe: Record<string, unknown> = { type: error.name, message: redactSecrets(error.message) };
+  if ((typeof error.code === 'string' && /^[\w.-]{1,64}$/.test(error.code)) || typeof error.code === 'number') safe.code = error.code;
+  if (typeof error.statusCode === 'number') safe.statusCode = error.statusCode;
+  if (error.stack) safe.stack = redactSecrets(error.stack);
+  if (depth < 3) {
+    if (error.cause !== undefined) safe.cause = safeError(error.cause, depth + 1);
+    if (Array.isArray(error.errors)) safe.errors = error.errors.slice(0, 5).map((inner) => safeError(inner, depth + 1));
+  }
+  return safe;
+}
+
+/** A request, should one be logged: its method and route pattern, never its URL or headers. */
+function safeRequest(request: { method?: string; routeOptions?: { url?: string } }): unknown {
+  return { method: request.method, route: request.routeOptions?.url };
+}
+
+function safeReply(reply: { statusCode?: number }): unknown {
+  return { status: reply.statusCode };
+}
+
+/**
+ * pino's hook in front of every log call: strings among the arguments, and the string fields of
+ * an object argument (one level deep, arrays of strings included), are redacted. Errors are left
+ * to the `err` serializer.
+ */
+function redactArguments(this: pino.Logger, args: unknown[], method: pino.LogFn): void {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index];
+    if (typeof arg === 'string') args[index] = redactSecrets(arg);
+    else if (index === 0 && arg !== null && typeof arg === 'object' && !(arg instanceof Error)) args[0] = redactFields(arg as Record<string, unknown>);
+  }
+  method.apply(this, args as Parameters<pino.LogFn>);
+}
+
+function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    let safe = value;
+    if (typeof value === 'string') safe = redactSecrets(value);
+    else if (Array.isArray(value)) safe = value.map((item) => (typeof item === 'string' ? redactSecrets(item) : item));
+    else continue;
+    if (safe !== value || Array.isArray(value)) (copy ??= { ...fields })[key] = safe;
+  }
+  return copy ?? fields;
+}

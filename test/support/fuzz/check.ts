@@ -1,0 +1,151 @@
+// What every answer of either API must be, whatever was sent: no 5xx, a status the route
+// documents (or one any route may answer), a body in the documented shape for that status, and
+// an error code whose status is the one the error table gives it.
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { localCode } from '../../../src/local/errors.ts';
+import type { RawResponse } from '../raw-http.ts';
+import type { FuzzRequest } from './requests.ts';
+import type { JsonSchema } from './schema.ts';
+import type { FuzzTarget } from './targets.ts';
+
+/** Statuses any route may answer with, documented or not (the shared mechanisms). */
+export const UNIVERSAL_STATUSES = [400, 401, 403, 404, 405, 413, 415, 429];
+
+export interface Expectations {
+  api: 'hosted' | 'local';
+  /** The Error schema (hosted): what every error body must match. */
+  errorSchema?: JsonSchema;
+  /** The RateLimit-Limit a route's answers carry (local: its limit class). */
+  rateLimitOf?: (route: FuzzTarget) => number;
+}
+
+const STACK_TRACE = /\n\s+at .+[:(]|node:internal|\.ts:\d+:\d+/;
+
+/** Error codes by their local spelling (RATE_LIMIT_EXCEEDED, VALIDATION_ERROR…). */
+const LOCAL_CODES = new Map(Object.entries(ERROR_CODES).map(([code, { status }]) => [localCode(code), status]));
+
+export class ResponseChecker {
+  private readonly ajv = addFormats.default(new Ajv.default({ strict: false, allErrors: true, validateSchema: false }));
+  private readonly compiled = new Map<JsonSchema, ValidateFunction>();
+
+  constructor(private readonly expect: Expectations) {}
+
+  /** Everything wrong with `response` as an answer to `request`; empty when it is right. */
+  problems(request: FuzzRequest, response: RawResponse): string[] {
+    const problems: string[] = [];
+    const { status } = response;
+    const route = request.route;
+    if (status < 100) return [`not an HTTP answer: ${JSON.stringify(response.text.slice(0, 200))}`];
+    if (status >= 500) problems.push(`answered ${status}`);
+    if (STACK_TRACE.test(response.text)) problems.push('the body holds a stack trace or a source location');
+    const hasBody = request.method !== 'HEAD' && status !== 204 && status !== 304;
+
+    if (this.expect.api === 'hosted') {
+      const documented = route.responses ?? new Map();
+      if (!documented.has(status) && !UNIVERSAL_STATUSES.includes(status)) {
+        problems.push(`${status} is neither documented for ${route.id} (${[...documented.keys()].join(', ')}) nor universal (${UNIVERSAL_STATUSES.join(', ')})`);
+      }
+      if (request.wellFormed) {
+        for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
+          if (!/^\d+$/.test(response.headers[name] ?? '')) problems.push(`no ${name} header`);
+        }
+      }
+      if (status === 302 && !response.headers.location) problems.push('a redirect without Location');
+      if (status === 405 && !response.headers.allow) problems.push('405 without Allow');
+    } else if (status >= 300 && status < 400) {
+      problems.push(`a redirect (${status}) from the local API`);
+    }
+
+    if (status >= 400 && hasBody) {
+      problems.push(...this.errorProblems(response));
+      if (request.canonical) problems.push(...this.contradictions(request, response));
+      // A documented status documents its codes too (for the operation as documented: its
+      // method and path, not another spelling that the router may treat otherwise).
+      const code = parseJson(response) as { error?: unknown } | symbol;
+      const named = request.canonical ? route.errorCodes?.get(status) : undefined;
+      if (named && typeof code === 'object' && code && typeof code.error === 'string' && !named.has(code.error)) {
+        problems.push(`error ${code.error} is not among those documented for ${status} on ${route.id} (${[...named].join(', ')})`);
+      }
+    } else if (status >= 200 && status < 300 && hasBody) {
+      const body = parseJson(response);
+      if (body === NOT_JSON) problems.push(`a ${status} whose body is not JSON: ${JSON.stringify(response.text.slice(0, 200))}`);
+      const schema = route.responses?.get(status);
+      if (schema && body !== NOT_JSON) problems.push(...this.schemaProblems(schema, body, `the ${status} body`));
+      const limit = this.expect.rateLimitOf?.(route);
+      if (limit !== undefined && response.headers['ratelimit-limit'] !== String(limit)) {
+        problems.push(`answered by ${route.id} under the limit ${response.headers['ratelimit-limit']}, not its own ${limit}`);
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * A validation error that contradicts the schema it validates against: a field said to be
+   * required that the schema leaves optional, or a body refused as a whole when it was left out
+   * and the route marks it optional.
+   */
+  private contradictions(request: FuzzRequest, response: RawResponse): string[] {
+    const body = parseJson(response) as { details?: unknown; error?: { details?: unknown } } | symbol;
+    if (typeof body !== 'object' || body === null) return [];
+    const details = (this.expect.api === 'hosted' ? body.details : body.error?.details) as { field?: string; message?: string }[] | undefined;
+    if (!Array.isArray(details)) return [];
+    const problems: string[] = [];
+    const required = new Set(request.route.body?.required ?? []);
+    for (const detail of details) {
+      const field = /^body\.([^.]+)$/.exec(detail.field ?? '')?.[1];
+      if (field && detail.message === 'is required' && request.route.body?.properties?.[field] && !required.has(field)) {
+        problems.push(`refused because body.${field} is required, which the schema leaves optional`);
+      }
+      if (detail.field === 'body' && !request.body && request.route.bodyOptional) {
+        problems.push(`refused for leaving out a body the route marks optional (${detail.message})`);
+      }
+    }
+    return problems;
+  }
+
+  private errorProblems(response: RawResponse): string[] {
+    const problems: string[] = [];
+    if (!/^application\/json/i.test(response.headers['content-type'] ?? '')) problems.push(`an error as ${response.headers['content-type'] ?? 'no content type'}`);
+    const body = parseJson(response);
+    if (body === NOT_JSON) return [...problems, `an error body that is not JSON: ${JSON.stringify(response.text.slice(0, 200))}`];
+    if (this.expect.api === 'hosted') {
+      if (this.expect.errorSchema) problems.push(...this.schemaProblems(this.expect.errorSchema, body, 'the error body'));
+      const code = (body as { error?: unknown })?.error;
+      const known = typeof code === 'string' && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as keyof typeof ERROR_CODES].status : undefined;
+      if (known === undefined) problems.push(`an unknown error code ${JSON.stringify(code)}`);
+      else if (known !== response.status) problems.push(`error ${code} answered with ${response.status}, not its ${known}`);
+    } else {
+      const error = (body as { error?: { code?: unknown; message?: unknown; retryAfter?: unknown } })?.error;
+      if (!error || typeof error !== 'object' || typeof error.code !== 'string' || typeof error.message !== 'string') {
+        return [...problems, `not the local envelope {error: {code, message}}: ${response.text.slice(0, 200)}`];
+      }
+      if (error.retryAfter !== undefined && typeof error.retryAfter !== 'number') problems.push('retryAfter is not a number');
+      const known = LOCAL_CODES.get(error.code);
+      if (known === undefined) problems.push(`an unknown error code ${error.code}`);
+      else if (known !== response.status) problems.push(`error ${error.code} answered with ${response.status}, not its ${known}`);
+    }
+    return problems;
+  }
+
+  private schemaProblems(schema: JsonSchema, value: unknown, what: string): string[] {
+    let validate = this.compiled.get(schema);
+    if (!validate) {
+      validate = this.ajv.compile(schema as object);
+      this.compiled.set(schema, validate);
+    }
+    if (validate(value)) return [];
+    return [`${what} does not match its schema: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`];
+  }
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(response: RawResponse): unknown {
+  try {
+    return JSON.parse(response.text);
+  } catch {
+    return NOT_JSON;
+  }
+}

@@ -1,0 +1,55 @@
+// Builds the local API app itself (buildLocalApp, the production builder) around an empty
+// workspace, with routes of the test's own, listening on 127.0.0.1:0: for rules that need a
+// route the product does not have (a public one, one whose answer the test holds back).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { defaultConnectionLimits, type ConnectionLimits } from '../../src/config/load.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { EventBus } from '../../src/core/events/bus.ts';
+import { Documents } from '../../src/core/workspace/documents.ts';
+import { WorkspacePaths } from '../../src/core/workspace/paths.ts';
+import { buildLocalApp } from '../../src/local/app.ts';
+import { DEFAULT_LOCAL_LIMITS } from '../../src/local/rate-limit.ts';
+
+export interface TestLocalApp {
+  app: FastifyInstance;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startTestLocalApp(options: { routes: (app: FastifyInstance) => void; http?: Partial<ConnectionLimits> }): Promise<TestLocalApp> {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-ws-'));
+  const clock = new ManualClock();
+  const bus = new EventBus(clock);
+  const token = 'loom_test_token_for_the_local_app_0123456789';
+  let port = 0;
+  const { app, events } = await buildLocalApp({
+    version: '0.0.0-test',
+    clock,
+    startedAt: clock.now(),
+    bus,
+    documents: new Documents(new WorkspacePaths(workspace), bus),
+    token: () => token,
+    limits: () => DEFAULT_LOCAL_LIMITS,
+    http: { ...defaultConnectionLimits(), ...options.http },
+    port: () => port,
+    logLevel: 'silent',
+    extraRoutes: options.routes,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    port,
+    token,
+    async close() {
+      events.close();
+      await app.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
