@@ -6,9 +6,9 @@ import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } fr
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
-import { clientGone } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
+import { RequestContext } from './handler-context.ts';
 import type { OperationAuth } from '../../contracts/auth.ts';
 
 interface Mount {
@@ -50,18 +50,7 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       config: { deprecatedAlias: mount?.deprecated === true },
       preParsing: prepare(operation, tokens, urls),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        let gone: AbortSignal | undefined;
-        const context: HandlerContext = {
-          version: request.apiVersion,
-          client: { ip: request.ip, userAgent: request.headers['user-agent'] },
-          principal: request.principal,
-          basicAuth: request.basicAuth,
-          // Made on first use: most handlers never wait long enough to care.
-          get signal() {
-            return (gone ??= clientGone(reply));
-          },
-        };
-        const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+        const output = await handler({ params: request.params, query: request.query, body: request.body }, new RequestContext(request, reply));
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         if (operation.success.status === 302) {
           const { location, setCookies } = output as { location: string; setCookies?: string[] };
