@@ -1,6 +1,6 @@
 // Mounts every operation of the table under the current prefix, the docs mirror and the
 // deprecated unversioned alias, with validation and versioning (the alias's headers: plugins/deprecation.ts).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } from '../../contracts/versioning.ts';
 import { LoomError } from '../../core/errors.ts';
@@ -70,16 +70,31 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
  * is 415 whatever it holds (not a parse error of the wrong parser), and the body of a request
  * refused for its credentials is never parsed. Operations that take no credentials skip token
  * verification: nothing presented to them is used (but a token in the query string is refused
- * everywhere).
+ * everywhere), and their hook is synchronous (no promise, no extra tick).
  */
-function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls) {
+function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls): preParsingHookHandler {
   const { auth } = operation as { auth: OperationAuth };
   const authenticateRequest = auth.oauth2?.length || auth.bearer || auth.clientBasic || !auth.anonymous ? authenticate(auth, tokens, urls) : undefined;
   const contentTypes = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
-  return async <Payload>(request: FastifyRequest, reply: FastifyReply, payload: Payload): Promise<Payload> => {
+  const settle = (request: FastifyRequest, reply: FastifyReply) => {
     negotiateVersion(operation, request, reply);
     refuseQueryToken(request);
-    if (authenticateRequest) await authenticateRequest(request, reply);
+  };
+  if (!authenticateRequest) {
+    return (request, reply, payload, done) => {
+      try {
+        settle(request, reply);
+        if (contentTypes) checkContentType(contentTypes, request);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done(null, payload);
+    };
+  }
+  return async (request, reply, payload) => {
+    settle(request, reply);
+    await authenticateRequest(request, reply);
     if (contentTypes) checkContentType(contentTypes, request);
     return payload;
   };
