@@ -18,10 +18,8 @@ const VERSIONED = new RegExp(`^${DEPRECATED_PREFIX}/v\\d+(/|$)`);
  * route answers (404, 405, a malformed URL), when the path lies under the deprecated prefix and
  * is not a versioned one. Documents served at /api/… (/api/openapi.json) are not aliases.
  */
-export function announceDeprecation(request: FastifyRequest, reply: FastifyReply): void {
-  // Read once (each read builds a new object); most requests match a route that is no alias,
-  // and end here without working out their path.
-  const route = request.routeOptions;
+export function announceDeprecation(request: FastifyRequest, reply: FastifyReply, route = request.routeOptions): void {
+  // Most requests match a route that is no alias, and end here without working out their path.
   if (route.url !== undefined && route.config.deprecatedAlias !== true) return;
   const path = requestPath(request.url);
   if (route.url === undefined && !((path === DEPRECATED_PREFIX || path.startsWith(`${DEPRECATED_PREFIX}/`)) && !VERSIONED.test(path))) return;

@@ -1,6 +1,6 @@
 // Mounts every operation of the table under the current prefix, the docs mirror and the
 // deprecated unversioned alias, with validation and versioning (the alias's headers: plugins/deprecation.ts).
-import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } from '../../contracts/versioning.ts';
 import { LoomError } from '../../core/errors.ts';
@@ -27,7 +27,14 @@ declare module 'fastify' {
     /** The effective API version of an operation request. */
     apiVersion: ApiVersion;
   }
+  interface FastifyContextConfig {
+    /** The operation's checks of version, credentials and content type (plugins/on-request.ts runs them). */
+    prepareOperation?: PrepareOperation;
+  }
 }
+
+/** Throws, or rejects, with the error a request gets before its body is read; sync when no credentials are checked. */
+export type PrepareOperation = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
 export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers, tokens: TokenService, urls: ServiceUrls): void {
   app.decorateRequest('apiVersion', 'v1');
@@ -46,9 +53,9 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
         ...(requestSchema(operation) as object),
         ...(operation.success.status === 302 ? {} : { response: { [operation.success.status]: operation.success.schema } }),
       },
-      // The Deprecation, Sunset and Link headers are set by plugins/deprecation.ts.
-      config: { deprecatedAlias: mount?.deprecated === true },
-      preParsing: prepare(operation, tokens, urls),
+      // Both read by the app's onRequest hook (plugins/on-request.ts): the Deprecation, Sunset
+      // and Link headers are set by plugins/deprecation.ts; the checks run after the rate limit.
+      config: { deprecatedAlias: mount?.deprecated === true, prepareOperation: prepare(operation, tokens, urls) },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const output = await handler({ params: request.params, query: request.query, body: request.body }, new RequestContext(request, reply));
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
@@ -65,38 +72,28 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
 }
 
 /**
- * Settles version, credentials and content type before the body is read, in one hook (each
- * hook Fastify runs costs time on every request): a body in a type the operation does not take
- * is 415 whatever it holds (not a parse error of the wrong parser), and the body of a request
- * refused for its credentials is never parsed. Operations that take no credentials skip token
- * verification: nothing presented to them is used (but a token in the query string is refused
- * everywhere), and their hook is synchronous (no promise, no extra tick).
+ * Settles version, credentials and content type before the body is read: a body in a type the
+ * operation does not take is 415 whatever it holds (not a parse error of the wrong parser), and
+ * the body of a request refused for its credentials is never parsed. Operations that take no
+ * credentials skip token verification: nothing presented to them is used (but a token in the
+ * query string is refused everywhere), and their checks are synchronous (no promise, no tick).
  */
-function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls): preParsingHookHandler {
+function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls): PrepareOperation {
   const { auth } = operation as { auth: OperationAuth };
   const authenticateRequest = auth.oauth2?.length || auth.bearer || auth.clientBasic || !auth.anonymous ? authenticate(auth, tokens, urls) : undefined;
   const contentTypes = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
-  const settle = (request: FastifyRequest, reply: FastifyReply) => {
-    negotiateVersion(operation, request, reply);
-    refuseQueryToken(request);
-  };
   if (!authenticateRequest) {
-    return (request, reply, payload, done) => {
-      try {
-        settle(request, reply);
-        if (contentTypes) checkContentType(contentTypes, request);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done(null, payload);
+    return (request, reply) => {
+      negotiateVersion(operation, request, reply);
+      refuseQueryToken(request);
+      if (contentTypes) checkContentType(contentTypes, request);
     };
   }
-  return async (request, reply, payload) => {
-    settle(request, reply);
+  return async (request, reply) => {
+    negotiateVersion(operation, request, reply);
+    refuseQueryToken(request);
     await authenticateRequest(request, reply);
     if (contentTypes) checkContentType(contentTypes, request);
-    return payload;
   };
 }
 
