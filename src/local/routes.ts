@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { localRoutes, type AnyLocalRoute, type LocalRoute, type LocalRouteRules } from '../contracts/local-routes.ts';
 import { LoomError } from '../core/errors.ts';
-import { clientGone } from '../http/client-gone.ts';
+import { answeredNobody, clientGone } from '../http/client-gone.ts';
 import type { AcceptSocket } from './events-socket.ts';
 import type { LocalHandlerContext, LocalHandlers } from './handlers/index.ts';
 
@@ -55,7 +55,10 @@ export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandler
             return (gone ??= clientGone(reply));
           },
         };
-        return handler({ params: request.params, query: request.query, body: request.body }, context);
+        const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+        // Done, but for a client that has gone: there is no one to answer.
+        if (answeredNobody(request, reply)) return reply;
+        return output;
       },
     });
   }

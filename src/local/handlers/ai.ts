@@ -20,6 +20,8 @@ export function aiHandlers({ completion, events }: LocalServices): LocalHandlers
         caller: DESKTOP_CALLER,
         signal,
       });
+      // The engine ends a call whose caller went away with an empty completion; no one asked for it any more.
+      signal.throwIfAborted();
       await events.emit('ai:complete', {
         language: body.language,
         model: result.model,
