@@ -75,7 +75,7 @@ export type OpenApiDocument = Static<typeof OpenApiDocument>;
 
 // ---- editor --------------------------------------------------------------------------------
 
-export const WorkspacePath = Type.String({ minLength: 1, maxLength: 4096, description: 'Path relative to the workspace.' });
+const WorkspacePath = Type.String({ minLength: 1, maxLength: 4096, description: 'Path relative to the workspace.' });
 const Line = Type.Integer({ minimum: 1, description: '1-based line.' });
 const Column = Type.Integer({ minimum: 1, description: '1-based column, in UTF-16 code units.' });
 /** Edits carry at most this much text (a paste of a large file still fits). */
@@ -184,7 +184,7 @@ export const CloseRequest = Type.Object(
 
 // ---- AI ------------------------------------------------------------------------------------
 
-export const PROMPT_MODES = ['auto', 'continue', 'instruct'] as const;
+const PROMPT_MODES = ['auto', 'continue', 'instruct'] as const;
 export type PromptMode = (typeof PROMPT_MODES)[number];
 
 export const AiCompleteRequest = Type.Object(
@@ -229,7 +229,7 @@ const NullableString = (description: string) => Type.Union([Type.String(), Type.
  * changed it in a merge), `?` untracked, `' '` unchanged. In a conflicted entry the two letters
  * say what each side did (`UU` both modified, `AA` both added, `DU` deleted by us, …).
  */
-export const GIT_FILE_STATES = ['M', 'T', 'A', 'D', 'R', 'C', 'U', '?', ' '] as const;
+const GIT_FILE_STATES = ['M', 'T', 'A', 'D', 'R', 'C', 'U', '?', ' '] as const;
 export type GitFileState = (typeof GIT_FILE_STATES)[number];
 
 export const GitFileStatus = Type.Object(

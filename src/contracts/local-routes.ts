@@ -74,7 +74,7 @@ export const LOCAL_TAGS = {
 } as const;
 export type LocalTag = keyof typeof LOCAL_TAGS;
 
-export interface LocalRouteRequest {
+interface LocalRouteRequest {
   params?: TSchema;
   query?: TSchema;
   /** A JSON body; one whose fields are all optional may be left out. */

@@ -13,7 +13,7 @@ export function clientGone(reply: FastifyReply): AbortSignal {
 }
 
 /** The status logged for a request whose client went away before its answer (nginx's "client closed request"). */
-export const CLIENT_CLOSED_REQUEST = 499;
+const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * For an error handler: when the client is gone, whatever went wrong has no one to be told to.
