@@ -32,7 +32,8 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
   const clock = new ManualClock();
   const bus = new EventBus(clock);
   const store = await openStore({ dataDir });
-  const { completion } = loadConfig({ env: {} });
+  // The config folder is the empty data folder: defaults only, whatever this machine's user has set.
+  const { completion } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
   const engine = createCompletionEngine({ builtin: new BuiltinProvider(new BuiltinModel()), catalog: { models: [] }, modelsDir: dataDir }, () => completion);
   const token = 'loom_test_token_for_the_local_app_0123456789';
   let port = 0;
