@@ -4,7 +4,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { CodeHostAuthQuery, SignInRedirect, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ApiVersion } from './versioning.ts';
-import { StringEnum } from './schema-helpers.ts';
+import { StringEnum, type ValidatedInput } from './schema-helpers.ts';
 import {
   DownloadAsset,
   FeedbackRequest,
@@ -240,13 +240,7 @@ export const operations = [
 export type AnyOperation = (typeof operations)[number];
 export type OperationId = AnyOperation['operationId'];
 
-type StaticOf<S> = S extends TSchema ? Static<S> : undefined;
-
 /** What a handler receives: validated input, never a framework object. */
-export interface OperationInput<O extends Operation> {
-  params: StaticOf<O['request']['params']>;
-  query: StaticOf<O['request']['query']>;
-  body: StaticOf<O['request']['body']>;
-}
+export type OperationInput<O extends Operation> = ValidatedInput<O['request']>;
 
 export type OperationOutput<O extends Operation> = Static<O['success']['schema']>;

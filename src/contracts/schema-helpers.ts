@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 
 /** A string restricted to a fixed set of values, emitted as `{type: "string", enum: [...]}`. */
 export function StringEnum<const T extends readonly string[]>(
@@ -11,6 +11,21 @@ export function StringEnum<const T extends readonly string[]>(
 /** Text without NUL characters: PostgreSQL cannot store them, and no human text needs them. */
 export function Text(options: { minLength?: number; maxLength?: number; description?: string } = {}) {
   return Type.String({ pattern: '^[^\\u0000]*$', ...options });
+}
+
+/** Whether a body schema is an object none of whose fields is required (such a body may be left out). */
+export function allFieldsOptional(schema: unknown): boolean {
+  const object = schema as { type?: unknown; required?: unknown[] } | null;
+  return object?.type === 'object' && !(Array.isArray(object.required) && object.required.length > 0);
+}
+
+type StaticOf<S> = S extends TSchema ? Static<S> : undefined;
+
+/** What a handler receives for a request of this shape: validated input, never a framework object. */
+export interface ValidatedInput<Request extends { params?: TSchema; query?: TSchema; body?: TSchema }> {
+  params: StaticOf<Request['params']>;
+  query: StaticOf<Request['query']>;
+  body: StaticOf<Request['body']>;
 }
 
 export type { TSchema };

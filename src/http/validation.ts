@@ -1,6 +1,7 @@
 import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { allFieldsOptional } from '../contracts/schema-helpers.ts';
 
 /**
  * Two validators: bodies are checked as sent (no type coercion, no stripping), while query,
@@ -22,12 +23,6 @@ export function registerValidation(app: FastifyInstance): void {
     return allFieldsOptional(schema) ? absentMeansEmpty(validate) : validate;
   });
   acceptEmptyJsonBodies(app);
-}
-
-/** Whether a body schema is an object none of whose fields is required. */
-function allFieldsOptional(schema: unknown): boolean {
-  const object = schema as { type?: unknown; required?: unknown[] } | null;
-  return object?.type === 'object' && !(Array.isArray(object.required) && object.required.length > 0);
 }
 
 /** Fastify hands a missing body to the validator as `null`: validate `{}` in its place, and use it. */

@@ -1,31 +1,27 @@
 // The desktop application's local API as a Fastify app: guard, rate limits, the local error
-// envelope, the routes and the event socket. Listening and wiring services is server.ts's job.
+// envelope, and every route of the local route table over the services it is given. Listening
+// and building the services is server.ts's job.
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConnectionLimits } from '../config/load.ts';
-import type { LocalLimitClass, LocalRouteRules } from '../contracts/local-routes.ts';
-import type { Clock } from '../core/clock.ts';
-import type { EventBus } from '../core/events/bus.ts';
 import { hashToken } from '../core/identity/secrets.ts';
-import type { Documents } from '../core/workspace/documents.ts';
 import { guardConnections, timeoutOptions } from '../http/connections.ts';
 import { registerRequestFraming } from '../http/request-framing.ts';
 import { serverLogOptions, type LogDestination } from '../http/server-log.ts';
 import { registerValidation } from '../http/validation.ts';
 import { localFrameworkErrors, localRawAnswers, registerLocalErrors } from './errors.ts';
-import { registerEventSocket, type EventHub } from './events-socket.ts';
+import { createEventHub, type EventHub } from './events-socket.ts';
 import { registerGuard } from './guard.ts';
+import { createLocalHandlers, type LocalServices } from './handlers/index.ts';
+import { localOpenApi } from './openapi.ts';
 import { registerLocalRateLimit, type LocalLimits } from './rate-limit.ts';
-import { registerEditorRoutes } from './routes/editor.ts';
+import { registerLocalRoutes } from './routes.ts';
 import { TicketBook } from './tickets.ts';
 import { refuseStrayUpgrades, trackUpgrades, type Upgrades } from './upgrades.ts';
 
 export interface LocalAppOptions {
-  version: string;
-  clock: Clock;
-  startedAt: number;
-  bus: EventBus;
-  documents: Documents;
+  /** What the routes work on. */
+  services: LocalServices;
   token: () => string;
   /** Calls the listener whenever the settings (and so perhaps the token) change; the token is then re-read. */
   onSettingsChange?: (listener: () => void) => void;
@@ -37,21 +33,16 @@ export interface LocalAppOptions {
   logLevel: string;
   /** Where log lines go; stdout by default (tests read them from here). */
   logDestination?: LogDestination;
-  /** More routes (git, webhooks), registered after the guard. */
-  extraRoutes?: (app: FastifyInstance) => void;
 }
 
-/** A route as registered: method, URL and request schemas (what tests of every route read). */
-export interface LocalRoute {
-  method: string;
-  url: string;
-  schema?: { body?: unknown; querystring?: unknown; params?: unknown };
-  websocket: boolean;
-  /** The rate limit budget it draws on. */
-  limit: LocalLimitClass;
-}
-
-export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub; routes: readonly LocalRoute[] }> {
+/**
+ * The local API's app, every route of the table registered, not listening yet.
+ *
+ * @example
+ *   const { app, events } = await buildLocalApp({ services, token: () => settings.apiToken, limits, http, port: () => port, logLevel: 'info' });
+ *   await app.listen({ port, host: 'localhost' });
+ */
+export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub }> {
   const raw = localRawAnswers();
   // Router errors are answered before any hook runs; an upgrade's socket is closed after them.
   let upgrades: Upgrades | undefined;
@@ -68,10 +59,6 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   });
   // Every caller shares the loopback address: the cap bounds what all of them hold together.
   guardConnections(app.server, { limits: options.http, raw });
-  const routes: LocalRoute[] = [];
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: route.schema as LocalRoute['schema'], websocket: Boolean(route.websocket), limit: (route.config as LocalRouteRules | undefined)?.limit ?? 'default' });
-  });
   registerValidation(app);
   registerLocalErrors(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
@@ -80,22 +67,19 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   // Hooks run in the order they are added: HTTP's own rules, then the front door, then the
   // rules of the route that answers (which may take an upgrade, which budget it draws on).
   registerRequestFraming(app);
-  const tickets = new TicketBook(options.clock);
+  const { services } = options;
+  const tickets = new TicketBook(services.clock);
   registerGuard(app, { port: options.port, token: options.token, tickets, upgrades });
   refuseStrayUpgrades(app, upgrades);
-  registerLocalRateLimit(app, options.limits, options.clock);
+  registerLocalRateLimit(app, options.limits, services.clock);
 
-  app.get('/api/health', async () => ({
-    status: 'ok',
-    version: options.version,
-    uptime: Math.round((options.clock.now() - options.startedAt) / 10) / 100,
-  }));
-  app.post('/api/events/ticket', async () => tickets.issue(options.token()));
-  registerEditorRoutes(app, options.documents);
-  options.extraRoutes?.(app);
   const currentGrant = () => hashToken(options.token());
-  const events = registerEventSocket(app, options.bus, options.version, currentGrant);
+  const events = createEventHub(services.events, services.version, currentGrant);
+  // Built on first request, when the port is known.
+  let openApi: ReturnType<typeof localOpenApi> | undefined;
+  const handlers = createLocalHandlers(services, { tickets, token: options.token, openApi: () => (openApi ??= localOpenApi(services.version, options.port())) });
+  registerLocalRoutes(app, handlers, { openEventStream: events.accept });
   // Rotating the token closes what the old one opened (tickets bought with it are refused on redemption).
-  options.onSettingsChange?.(() => events.revokeExcept(currentGrant()));
-  return { app, events, routes };
+  options.onSettingsChange?.(() => events.hub.revokeExcept(currentGrant()));
+  return { app, events: events.hub };
 }

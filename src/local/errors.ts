@@ -1,23 +1,19 @@
 // Local API errors leave as {error: {code, message, retryAfter?}}: the interface's envelope,
 // with codes in UPPER_SNAKE_CASE (RATE_LIMIT_EXCEEDED is the interface's own). Every way a
 // request can fail — a route's error, no route, a wrong method, a URL the router cannot read,
-// HTTP that never became a request — answers in it.
+// HTTP that never became a request — answers in it; a request whose client went away is
+// answered nothing and logged with status 499.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../contracts/errors.ts';
+import { localCode, type LocalErrorBody } from '../contracts/local-resources.ts';
 import { GitConflictError } from '../core/git/index.ts';
 import { trackAllowedMethods } from '../http/allowed-methods.ts';
+import { answeredNobody } from '../http/client-gone.ts';
 import { describeError } from '../http/errors.ts';
 import { rawAnswers, type RawAnswers } from '../http/raw-answers.ts';
 import { requestPath } from '../http/request-framing.ts';
 
-/** The local code of a shared error code; rate_limited keeps the interface's name. */
-export function localCode(code: string): string {
-  return code === 'rate_limited' ? 'RATE_LIMIT_EXCEEDED' : code.toUpperCase();
-}
-
-export interface LocalErrorBody {
-  error: { code: string; message: string; retryAfter?: number; hint?: string; details?: { field: string; message: string }[]; files?: string[] };
-}
+export { localCode };
 
 export function localErrorBody(code: ErrorCode | string, message: string, extra: Partial<LocalErrorBody['error']> = {}): LocalErrorBody {
   return { error: { code: localCode(code), message, ...extra } };
@@ -53,6 +49,7 @@ function sendLocalError(reply: FastifyReply, error: unknown): FastifyReply {
 export function registerLocalErrors(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
   app.setErrorHandler((error, request, reply) => {
+    if (answeredNobody(request, reply)) return;
     if (describeError(error).internal) request.log.error({ err: error }, 'unhandled error');
     sendLocalError(reply, error);
   });

@@ -4,10 +4,8 @@
 // gap in `seq`), so it can neither slow the editor nor grow memory without bound. A client is
 // tied to the token that let it in: when the token is rotated, it is closed.
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventBus, LoomEvent } from '../core/events/bus.ts';
-import { LoomError } from '../core/errors.ts';
 
 /** Bytes a client may have waiting in its send buffer before its events are dropped. */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -36,10 +34,17 @@ function rawSocket(socket: WebSocket): Socket | undefined {
 }
 
 /**
- * `currentGrant` is the fingerprint of the token in force (guard.ts `grantedBy`): a socket let in
- * by a token that was rotated while its handshake completed is closed at once.
+ * Takes a socket the route let in, with the fingerprint of the token that let it in (guard.ts
+ * `grantedBy`).
  */
-export function registerEventSocket(app: FastifyInstance, bus: EventBus, version: string, currentGrant: () => string): EventHub {
+export type AcceptSocket = (socket: WebSocket, grantedBy: string | undefined) => void;
+
+/**
+ * The event stream's clients: `accept` is the `/events` route's WebSocket handler (routes.ts
+ * mounts it from the route table). `currentGrant` is the fingerprint of the token in force: a
+ * socket let in by a token that was rotated while its handshake completed is closed at once.
+ */
+export function createEventHub(bus: EventBus, version: string, currentGrant: () => string): { hub: EventHub; accept: AcceptSocket } {
   /** Each client, with the fingerprint of the token that let it in. */
   const clients = new Map<WebSocket, string | undefined>();
   let dropped = 0;
@@ -70,31 +75,20 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
   };
   const unsubscribe = bus.subscribe(broadcast);
 
-  app.route({
-    method: 'GET',
-    url: '/events',
-    // A browser page opens it with a ticket; it is the one route that takes an upgrade.
-    config: { access: 'ticket', websocket: true },
-    wsHandler: (socket, request) => {
-      if (request.grantedBy !== currentGrant()) {
-        socket.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
-        return;
-      }
-      clients.set(socket, request.grantedBy);
-      socket.on('close', () => clients.delete(socket));
-      socket.on('error', () => clients.delete(socket));
-      // The stream is one-way; what clients send is ignored (pings are answered by ws itself).
-      socket.on('message', () => {});
-      socket.send(JSON.stringify({ type: 'hello', seq: bus.lastSeq, version }));
-    },
-    // The same path without an upgrade.
-    handler: async (_request, reply) => {
-      reply.header('upgrade', 'websocket');
-      throw new LoomError('upgrade_required', '/events is a WebSocket: connect with Upgrade: websocket.', 'See "Events" in docs/local-api.md.');
-    },
-  });
+  const accept: AcceptSocket = (socket, grantedBy) => {
+    if (grantedBy !== currentGrant()) {
+      socket.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
+      return;
+    }
+    clients.set(socket, grantedBy);
+    socket.on('close', () => clients.delete(socket));
+    socket.on('error', () => clients.delete(socket));
+    // The stream is one-way; what clients send is ignored (pings are answered by ws itself).
+    socket.on('message', () => {});
+    socket.send(JSON.stringify({ type: 'hello', seq: bus.lastSeq, version }));
+  };
 
-  return {
+  const hub: EventHub = {
     clients: () => clients.size,
     dropped: () => dropped,
     maxBuffered: () => Math.max(0, ...[...clients.keys()].map((socket) => socket.bufferedAmount)),
@@ -111,4 +105,5 @@ export function registerEventSocket(app: FastifyInstance, bus: EventBus, version
       for (const socket of clients.keys()) socket.close(1001, 'server shutting down');
     },
   };
+  return { hub, accept };
 }

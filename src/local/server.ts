@@ -17,13 +17,10 @@ import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore } from '../store/index.ts';
-import { buildLocalApp, type LocalRoute } from './app.ts';
+import { buildLocalApp } from './app.ts';
 import { effectiveCompletion } from './completion-settings.ts';
 import type { EventHub } from './events-socket.ts';
 import { DEFAULT_LOCAL_LIMITS } from './rate-limit.ts';
-import { registerAiRoutes } from './routes/ai.ts';
-import { registerGitRoutes } from './routes/git.ts';
-import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { LiveSettings } from './settings.ts';
 
 export interface RunningLocal {
@@ -43,8 +40,6 @@ export interface RunningLocal {
   openConnections(): Promise<number>;
   /** settings.json as in force, and what was wrong with the file when it was last read. */
   settings: LiveSettings;
-  /** Every route registered (HEAD and WebSocket routes included), with its request schemas. */
-  routes: readonly LocalRoute[];
   close(): Promise<void>;
 }
 
@@ -84,12 +79,17 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
   );
   settings.onChange(() => engine.providers.configure(completionConfig()));
   let port = config.local.port;
-  const { app, events, routes } = await buildLocalApp({
-    version: LOOM_VERSION,
-    clock,
-    startedAt: clock.now(),
-    bus,
-    documents,
+  const { app, events } = await buildLocalApp({
+    services: {
+      version: LOOM_VERSION,
+      clock,
+      startedAt: clock.now(),
+      events: bus,
+      documents,
+      git: new GitWorkspace({ root: paths.root }),
+      completion: engine,
+      webhooks: outbox,
+    },
     token: () => settings.current.apiToken,
     onSettingsChange: (listener) => void settings.onChange(listener),
     limits: () => ({ ...DEFAULT_LOCAL_LIMITS, ...settings.current.rateLimits }),
@@ -97,11 +97,6 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     port: () => port,
     logLevel: config.logLevel,
     logDestination: options.logDestination,
-    extraRoutes: (app) => {
-      registerGitRoutes(app, new GitWorkspace({ root: paths.root }), bus);
-      registerWebhookRoutes(app, outbox);
-      registerAiRoutes(app, engine, bus);
-    },
   });
   log = (problems) => app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
   // Found when settings and store were opened, before there was a log to tell.
@@ -141,7 +136,6 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     completion: { engine, learner, model: builtinModel },
     openConnections: () => new Promise((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     settings,
-    routes,
     close,
   };
 }

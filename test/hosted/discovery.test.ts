@@ -8,25 +8,9 @@ import YAML from 'yaml';
 import { operations } from '../../src/contracts/operations.ts';
 import { loadCatalog } from '../../src/core/catalog/load.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
+import { unresolvedRefs } from '../support/openapi.ts';
 
 type Json = Record<string, any>;
-
-/** Every `$ref` in the document points at something that exists. */
-function unresolvedRefs(document: Json): string[] {
-  const missing: string[] = [];
-  const visit = (node: unknown) => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string') {
-        const target = value.replace(/^#\//, '').split('/').reduce<any>((at, part) => at?.[part], document);
-        if (target === undefined) missing.push(value);
-      } else visit(value);
-    }
-  };
-  visit(document);
-  return missing;
-}
 
 describe('discovery documents', () => {
   let hosted: TestHosted;

@@ -3,10 +3,12 @@
 // switch through settings.json without a restart; failures are clear errors.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LoomEvent } from '../../src/core/events/bus.ts';
+import { captureLog } from '../support/log-lines.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { tempModelDir, writeTinyGguf } from '../support/tiny-gguf.ts';
@@ -144,5 +146,36 @@ describe('local AI completion rate limit', () => {
     assert.equal(limited.status, 429);
     assert.equal(limited.json.error.code, 'RATE_LIMIT_EXCEEDED');
     assert.equal((await local.request('GET', '/api/health')).status, 200, 'other routes have their own budget');
+  });
+});
+
+describe('local AI completion whose client goes away', () => {
+  it('stops the model call, answers nothing and logs 499', async (t) => {
+    const fake = await startFakeOpenAi({ holdAfterChunks: 0 });
+    t.after(() => fake.close());
+    const log = captureLog();
+    const local = await startTestLocal({
+      log,
+      settings: { apiToken: TOKEN, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder' } } },
+    });
+    t.after(() => local.close());
+    const emitted: string[] = [];
+    local.events.subscribe((event) => void emitted.push(event.type));
+    const request = http.request({
+      host: '127.0.0.1',
+      port: local.port,
+      method: 'POST',
+      path: '/api/ai/complete',
+      headers: { host: `127.0.0.1:${local.port}`, authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    });
+    request.on('error', () => {});
+    request.end(JSON.stringify({ prompt: 'let x = ', language: 'typescript' }));
+    await fake.nextHold();
+    const cut = fake.nextCut();
+    request.destroy();
+    await cut;
+    await waitFor(() => log.lines().some((line) => line.route === '/api/ai/complete' && line.status === 499), undefined, 'a 499 line');
+    assert.ok(!log.lines().some((line) => line.level === 50), 'no error logged');
+    assert.deepEqual(emitted, [], 'no ai:complete for a completion no one waits for');
   });
 });

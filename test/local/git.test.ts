@@ -2,10 +2,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import WebSocket from 'ws';
+import { captureLog } from '../support/log-lines.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -132,4 +135,48 @@ describe('git through the local API', () => {
     assert.equal(res.status, 409);
     assert.equal(res.json.error.code, 'DETACHED_HEAD');
   });
+});
+
+describe('a push or pull whose client goes away', () => {
+  for (const action of ['push', 'pull'] as const) {
+    it(`stops git when the client of a ${action} disconnects, and logs 499`, async (t) => {
+      // A remote that accepts the connection and never says a word: git would wait for it
+      // until its time limit.
+      const silent = net.createServer();
+      const connections: net.Socket[] = [];
+      silent.on('connection', (socket) => connections.push(socket.resume()));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      t.after(() => {
+        for (const socket of connections) socket.destroy();
+        silent.close();
+      });
+      const workspace = tempDir(t, 'ws');
+      git(workspace, 'init', '--initial-branch=main');
+      fs.writeFileSync(path.join(workspace, 'README.md'), 'hello\n');
+      git(workspace, 'add', '.');
+      git(workspace, 'commit', '-m', 'first');
+      git(workspace, 'remote', 'add', 'origin', `git://127.0.0.1:${(silent.address() as net.AddressInfo).port}/repo.git`);
+      const log = captureLog();
+      const local = await startTestLocal({ workspace, log });
+      t.after(() => local.close());
+
+      const request = http.request({
+        host: '127.0.0.1',
+        port: local.port,
+        method: 'POST',
+        path: `/api/git/${action}`,
+        headers: { host: `127.0.0.1:${local.port}`, authorization: `Bearer ${local.token()}`, 'content-type': 'application/json' },
+      });
+      request.on('error', () => {});
+      request.end('{}');
+      await waitFor(() => connections.length === 1, undefined, 'git reaching the remote');
+      request.destroy();
+
+      await waitFor(() => connections[0]!.closed, undefined, 'git stopped');
+      await waitFor(() => log.lines().some((line) => line.route === `/api/git/${action}` && line.status === 499), undefined, 'a 499 request line');
+      assert.ok(!log.lines().some((line) => line.level === 50), 'no error logged');
+      // The repository is free again.
+      assert.equal((await local.request('GET', '/api/git/status')).status, 200);
+    });
+  }
 });

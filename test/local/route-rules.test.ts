@@ -1,14 +1,56 @@
 // Per-route rules belong to the route that answers, not to the raw URL: the completion budget
 // holds however the path is spelt, and who may call a route is the route's own `access` rule.
+// Every route of the table is held to the rules its entry declares.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { localRoutes, type LocalRoute } from '../../src/contracts/local-routes.ts';
 import { startTestLocal } from '../support/local.ts';
 import { startTestLocalApp } from '../support/local-app.ts';
 
 const COMPLETE = { prompt: 'const a = ', language: 'typescript' };
 
+/** Whether a WebSocket upgrade to `url` opens (true) or is answered over HTTP (its status). */
+function upgrade(url: string, headers: Record<string, string>): Promise<true | number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers });
+    socket.once('open', () => {
+      socket.close();
+      resolve(true);
+    });
+    socket.once('unexpected-response', (request, response) => {
+      resolve(response.statusCode ?? 0);
+      request.destroy();
+    });
+    socket.once('error', reject);
+  });
+}
+
 describe('per-route rules', () => {
+  it('holds every route of the table to its declared access, budget and kind', async (t) => {
+    // Distinct budgets, so that an answer shows which one it was counted against.
+    const limits = { aiComplete: 1000, default: 2000 };
+    const local = await startTestLocal({ settings: { apiToken: 'loom_route_rules_test_token_0123456789', rateLimits: limits } });
+    t.after(() => local.close());
+    for (const route of localRoutes as readonly LocalRoute[]) {
+      const label = `${route.id} (${route.method} ${route.path})`;
+      const body = route.method === 'POST' ? {} : undefined;
+      const refused = await local.request(route.method, route.path, body, { authorization: '' });
+      if ((route.access ?? 'token') === 'public') assert.notEqual(refused.status, 401, label);
+      else assert.deepEqual([refused.status, refused.json?.error?.code], [401, 'UNAUTHORIZED'], label);
+
+      const answered = await local.request(route.method, route.path, body);
+      assert.notEqual(answered.json?.error?.code, 'NOT_FOUND', `${label} is registered`);
+      assert.equal(answered.headers['ratelimit-limit'], String(limits[route.limit ?? 'default']), `${label} draws on its budget`);
+      if (route.websocket) assert.deepEqual([answered.status, answered.json?.error?.code], [426, 'UPGRADE_REQUIRED'], label);
+
+      if (route.method !== 'GET') continue;
+      const opened = await upgrade(`ws://127.0.0.1:${local.port}${route.path}`, { authorization: `Bearer ${local.token()}` });
+      assert.equal(opened, route.websocket ? true : 400, `${label}: only a WebSocket route takes an upgrade`);
+    }
+  });
+
   it('draws every spelling of /api/ai/complete on the completion budget', async (t) => {
     const local = await startTestLocal({ settings: { apiToken: 'loom_route_rules_test_token_0123456789', rateLimits: { aiComplete: 2, default: 100 } } });
     t.after(() => local.close());

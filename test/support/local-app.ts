@@ -1,17 +1,23 @@
-// Builds the local API app itself (buildLocalApp, the production builder) around an empty
-// workspace, with routes of the test's own, listening on 127.0.0.1:0: for rules that need a
-// route the product does not have (a public one, one whose answer the test holds back).
+// Builds the local API app itself (buildLocalApp, the production builder, with every route of
+// the table over real but idle services) around an empty workspace, plus routes of the test's
+// own, listening on 127.0.0.1:0: for rules that need a route the product does not have (a
+// public one, one whose answer the test holds back).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { defaultConnectionLimits, type ConnectionLimits } from '../../src/config/load.ts';
+import { defaultConnectionLimits, loadConfig, type ConnectionLimits } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
+import { BuiltinModel, BuiltinProvider } from '../../src/core/completion/builtin/index.ts';
+import { createCompletionEngine } from '../../src/core/completion/setup.ts';
 import { EventBus } from '../../src/core/events/bus.ts';
+import { GitWorkspace } from '../../src/core/git/index.ts';
+import { WebhookOutbox } from '../../src/core/webhooks/index.ts';
 import { Documents } from '../../src/core/workspace/documents.ts';
 import { WorkspacePaths } from '../../src/core/workspace/paths.ts';
 import { buildLocalApp } from '../../src/local/app.ts';
 import { DEFAULT_LOCAL_LIMITS } from '../../src/local/rate-limit.ts';
+import { openStore } from '../../src/store/index.ts';
 
 export interface TestLocalApp {
   app: FastifyInstance;
@@ -22,23 +28,34 @@ export interface TestLocalApp {
 
 export async function startTestLocalApp(options: { routes: (app: FastifyInstance) => void; http?: Partial<ConnectionLimits> }): Promise<TestLocalApp> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-ws-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-data-'));
   const clock = new ManualClock();
   const bus = new EventBus(clock);
+  const store = await openStore({ dataDir });
+  // The config folder is the empty data folder: defaults only, whatever this machine's user has set.
+  const { completion } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
+  const engine = createCompletionEngine({ builtin: new BuiltinProvider(new BuiltinModel()), catalog: { models: [] }, modelsDir: dataDir }, () => completion);
   const token = 'loom_test_token_for_the_local_app_0123456789';
   let port = 0;
   const { app, events } = await buildLocalApp({
-    version: '0.0.0-test',
-    clock,
-    startedAt: clock.now(),
-    bus,
-    documents: new Documents(new WorkspacePaths(workspace), bus),
+    services: {
+      version: '0.0.0-test',
+      clock,
+      startedAt: clock.now(),
+      events: bus,
+      documents: new Documents(new WorkspacePaths(workspace), bus),
+      git: new GitWorkspace({ root: workspace }),
+      completion: engine,
+      webhooks: new WebhookOutbox(store.webhooks, clock),
+    },
     token: () => token,
     limits: () => DEFAULT_LOCAL_LIMITS,
     http: { ...defaultConnectionLimits(), ...options.http },
     port: () => port,
     logLevel: 'silent',
-    extraRoutes: options.routes,
   });
+  // Registered after the product's routes and before listening: the same hooks guard them.
+  options.routes(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : 0;
@@ -49,7 +66,10 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
     async close() {
       events.close();
       await app.close();
+      await engine.close();
+      await store.close();
       fs.rmSync(workspace, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

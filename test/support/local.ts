@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type ConnectionLimits } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
+import type { LogDestination } from '../../src/http/log-destination.ts';
 import { startLocal, type RunningLocal } from '../../src/local/server.ts';
 import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
 
@@ -29,6 +30,8 @@ export interface TestLocalOptions {
   clock?: ManualClock;
   /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
   http?: Partial<ConnectionLimits>;
+  /** Where the server logs, at level info; silent without it. */
+  log?: LogDestination;
 }
 
 export async function startTestLocal(options: TestLocalOptions = {}): Promise<TestLocal> {
@@ -43,9 +46,9 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({
     env: {},
-    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: 'silent', completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS }, http: { maxConnectionsPerClient: 1024, ...options.http } }),
+    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: options.log ? 'info' : 'silent', completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS }, http: { maxConnectionsPerClient: 1024, ...options.http } }),
   });
-  const local = await startLocal(config, clock);
+  const local = await startLocal(config, clock, { logDestination: options.log });
   return {
     ...local,
     clock,

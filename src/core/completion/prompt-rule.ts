@@ -8,8 +8,7 @@
 // 3. `auto`, not found, a chat-capable model, and the prompt reads as prose (see below) — an
 //    instruction.
 // 4. Otherwise the prompt continues the context: prefix = context + prompt, no suffix.
-
-export type PromptMode = 'auto' | 'continue' | 'instruct';
+import type { PromptMode } from '../../contracts/local-resources.ts';
 
 export interface Cursor {
   prefix: string;

@@ -59,6 +59,14 @@ interface Call {
   env?: Record<string, string>;
   /** Extra `-c name=value` settings. */
   config?: string[];
+  /** Stops git when aborted; the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Options of the commands that talk to a remote. */
+export interface SyncOptions {
+  /** Aborted when whoever asked has gone away: git is stopped and the call rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 interface Workspace {
@@ -211,8 +219,9 @@ export class GitWorkspace {
    * upstream, or to `<remote>/<same name>`; sets the upstream when the branch has none.
    * Never forces.
    */
-  push(input: GitSyncInput = {}): Promise<GitPushResult> {
+  push(input: GitSyncInput = {}, options: SyncOptions = {}): Promise<GitPushResult> {
     return this.exclusive(async () => {
+      options.signal?.throwIfAborted();
       const body: GitSyncInput = input ?? {};
       const remoteArg = body.remote === undefined ? undefined : checkRemoteName(body.remote);
       const branchArg = body.branch === undefined ? undefined : checkBranchName(body.branch);
@@ -237,7 +246,7 @@ export class GitWorkspace {
       const args = ['push', '--porcelain'];
       if (setUpstream) args.push('--set-upstream');
       args.push('--', remote, `refs/heads/${branch}:${destination}`);
-      const result = await this.git(ws, args, { network: true, ok: [0, 1, 128] });
+      const result = await this.git(ws, args, { network: true, ok: [0, 1, 128], signal: options.signal });
       const ref = parsePushPorcelain(result.stdout.toString('utf8'))[0];
       const text = `${result.stderr}\n${result.stdout.toString('utf8')}`;
       if (result.code !== 0 || ref?.flag === '!') {
@@ -262,8 +271,9 @@ export class GitWorkspace {
    * in progress, as git does, so the user can resolve them in the editor and commit; or call
    * abortMerge().
    */
-  pull(input: GitSyncInput = {}): Promise<GitPullResult> {
+  pull(input: GitSyncInput = {}, options: SyncOptions = {}): Promise<GitPullResult> {
     return this.exclusive(async () => {
+      options.signal?.throwIfAborted();
       const body: GitSyncInput = input ?? {};
       const remoteArg = body.remote === undefined ? undefined : checkRemoteName(body.remote);
       const branchArg = body.branch === undefined ? undefined : checkBranchName(body.branch);
@@ -286,7 +296,7 @@ export class GitWorkspace {
       const config = await this.identityConfig(ws);
 
       const args = ['pull', '--no-rebase', '--ff', '--no-edit', '--no-autostash', '--', remote, `refs/heads/${branch}`];
-      const result = await this.git(ws, args, { network: true, config, ok: [0, 1, 2, 128] });
+      const result = await this.git(ws, args, { network: true, config, ok: [0, 1, 2, 128], signal: options.signal });
       const where = `${remote}/${branch}`;
       if (result.code !== 0) {
         const text = `${result.stderr}\n${result.stdout.toString('utf8')}`;
@@ -386,6 +396,7 @@ export class GitWorkspace {
         maxOutputBytes: this.maxOutputBytes,
         input: call.input,
         env: call.env,
+        signal: call.signal,
       });
     } catch (error) {
       if (error instanceof GitSpawnError) {
@@ -397,6 +408,7 @@ export class GitWorkspace {
       }
       throw error;
     }
+    if (result.aborted) throw call.signal?.reason;
     if (result.timedOut) {
       if (call.network) throw new LoomError('remote_unavailable', `The remote did not answer within ${duration(timeoutMs)}; git was stopped.`, 'Check the network and try again.');
       throw new LoomError('git_timeout', `git ${args[0]} did not finish within ${duration(timeoutMs)} and was stopped.`);

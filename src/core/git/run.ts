@@ -14,6 +14,8 @@ export interface RunOptions {
   input?: string;
   /** Extra variables, applied last. */
   env?: Record<string, string>;
+  /** Stops git (and what it started) when aborted, as a timeout does; `aborted` tells. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -25,6 +27,8 @@ export interface RunResult {
   timedOut: boolean;
   /** Stdout went past maxOutputBytes and git was stopped. */
   overflow: boolean;
+  /** The signal was aborted and git was stopped. */
+  aborted: boolean;
 }
 
 /** Git not found or not runnable. */
@@ -136,6 +140,19 @@ export function runGit(args: readonly string[], options: RunOptions): Promise<Ru
       timedOut = true;
       stop();
     }, options.timeoutMs);
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = () => {
+      settled = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
 
     child.stdout!.on('data', (chunk: Buffer) => {
       if (overflow) return;
@@ -158,17 +175,13 @@ export function runGit(args: readonly string[], options: RunOptions): Promise<Ru
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
+      finish();
       reject(new GitSpawnError(error.code, error.message));
     });
     child.on('close', (code) => {
       if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      resolve({ code, stdout: Buffer.concat(chunks), stderr, timedOut, overflow });
+      finish();
+      resolve({ code, stdout: Buffer.concat(chunks), stderr, timedOut, overflow, aborted });
     });
   });
 }

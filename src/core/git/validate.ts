@@ -1,13 +1,14 @@
 // Input checks done before git sees anything: names that could be read as options or as
 // something other than a plain branch, and paths that leave the workspace.
 import path from 'node:path';
+import { MAX_COMMIT_FILES, MAX_COMMIT_MESSAGE_LENGTH } from '../../contracts/local-resources.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
 import { isInside, realpathLoose } from '../workspace/paths.ts';
 import { protectedName } from '../workspace/protected.ts';
 
-export const MAX_MESSAGE_LENGTH = 10_000;
-export const MAX_FILES = 10_000;
+export const MAX_MESSAGE_LENGTH = MAX_COMMIT_MESSAGE_LENGTH;
+export const MAX_FILES = MAX_COMMIT_FILES;
 const MAX_NAME_LENGTH = 255;
 const MAX_PATH_LENGTH = 4096;
 

@@ -3,10 +3,11 @@
 // even if the process stops right after. Rows keep the endpoint's URL, never its secret: the
 // secret stays in the settings and is read again at each attempt.
 import { randomBytes } from 'node:crypto';
+import type { DeliveriesQuery } from '../../contracts/local-resources.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import { displayUrl, subscribes, webhookEndpointProblem } from './endpoints.ts';
-import { DELIVERY_STATUSES, type DeliveryLogEntry, type DeliveryStatus, type NewDeliveryRecord, type WebhookEndpoint, type WebhookEvent, type WebhookRepository } from './records.ts';
+import { DELIVERY_STATUSES, type DeliveryLogEntry, type NewDeliveryRecord, type WebhookEndpoint, type WebhookEvent, type WebhookRepository } from './records.ts';
 import { secretFingerprint } from './signing.ts';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -46,13 +47,8 @@ export interface EnqueuedDelivery {
   url: string;
 }
 
-export interface ListDeliveriesOptions {
-  /** 1 to 500; default 50. */
-  limit?: number;
-  /** A delivery id: list the ones enqueued before it. */
-  before?: string;
-  status?: DeliveryStatus;
-}
+/** What the delivery log is filtered by: the local API's query (limit 1 to 500, 50 by default; before a delivery id; a status). */
+export type ListDeliveriesOptions = DeliveriesQuery;
 
 export class WebhookOutbox {
   private readonly listeners = new Set<() => void>();

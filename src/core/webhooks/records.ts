@@ -1,6 +1,10 @@
 // What webhook delivery keeps, and the repository (implemented in store/) that keeps it.
 // Times the worker compares (next attempt, lease) are integers: milliseconds since the epoch.
-// Times shown to people (created, delivered, disabled) are ISO 8601 text in UTC.
+// Times shown to people (created, delivered, disabled) are ISO 8601 text in UTC. The delivery
+// statuses and the log entry the local API shows are the API's own schemas (contracts/).
+import type { DeliveryLogEntry, DeliveryStatus } from '../../contracts/local-resources.ts';
+
+export { DELIVERY_STATUSES, type DeliveryLogEntry, type DeliveryStatus } from '../../contracts/local-resources.ts';
 
 /** One entry of the `webhooks` array in the application's advanced settings. */
 export interface WebhookEndpoint {
@@ -20,15 +24,6 @@ export interface WebhookEvent {
   /** The event stream's sequence number, passed through when present. */
   seq?: number;
 }
-
-/**
- * pending: waiting for its next attempt (or being attempted, while a lease is held).
- * delivered: an attempt got a 2xx. failed: every attempt of the schedule failed.
- * disabled: the endpoint answered 410 Gone (to this or an earlier delivery).
- * abandoned: the endpoint left the settings (or stopped subscribing) before delivery.
- */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled', 'abandoned'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A delivery as the outbox writes it. No secret, no signature: those are made per attempt. */
 export interface NewDeliveryRecord {
@@ -69,22 +64,6 @@ export type DeliveryOutcome =
       /** Overrides the attempt count (an attempt that sent nothing does not count). */
       attempts?: number;
     };
-
-/** One line of the delivery log, as the local API shows it: no secret, no signature. */
-export interface DeliveryLogEntry {
-  id: string;
-  event: string;
-  url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  /** HTTP status of the last attempt, or null when it got no response. */
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  /** ISO 8601 while pending, else null. */
-  nextAttemptAt: string | null;
-}
 
 /** An endpoint that answered 410 Gone, with a fingerprint of the secret it had then. */
 export interface DisabledEndpointRecord {

@@ -2,6 +2,7 @@
 // one of them active, each with a cursor. Positions on the public side are 1-based lines and
 // columns (UTF-16 code units, as in JavaScript strings and LSP); inside they are 0-based.
 import fs from 'node:fs';
+import type { ClosedDocument, DocumentSummary, DocumentText, EditResult, InsertRequest, Position, ReplaceRequest } from '../../contracts/local-resources.ts';
 import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
@@ -12,13 +13,6 @@ import type { WorkspacePaths } from './paths.ts';
 
 /** Largest file the editor opens. */
 export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
-
-export interface Position {
-  /** 1-based. */
-  line: number;
-  /** 1-based, in UTF-16 code units. */
-  column: number;
-}
 
 interface DiskState {
   mtimeMs: number;
@@ -41,31 +35,6 @@ interface Document {
   changedOnDisk: boolean;
   /** Opened from a protected path (.git, .loom): readable, never edited or saved. */
   readOnly: boolean;
-}
-
-export interface DocumentSummary {
-  path: string;
-  language: string;
-  lineCount: number;
-  cursorLine: number;
-  cursor: Position;
-  version: number;
-  dirty: boolean;
-  /** The file changed on disk while the document had unsaved edits: save answers edit_conflict until it is reloaded or saved with overwrite. */
-  conflict: boolean;
-  /** Opened from a protected path: edits and saves are refused. */
-  readOnly: boolean;
-  active: boolean;
-}
-
-export interface EditResult {
-  path: string;
-  version: number;
-  lineCount: number;
-  cursorLine: number;
-  cursor: Position;
-  /** Where the edit happened, after it: the inserted text spans from `range.start` to `range.end`. */
-  range: { start: Position; end: Position };
 }
 
 /** Told of every change to a document's text: an edit, or a reload from disk. `text` reads it when needed. */
@@ -135,20 +104,20 @@ export class Documents {
   }
 
   /** Text of a document (the active one when no path is given). */
-  async text(relative?: string): Promise<{ path: string; text: string; version: number }> {
+  async text(relative?: string): Promise<DocumentText> {
     const document = this.document(relative);
     return { path: document.path, text: document.buffer.getText(), version: document.version };
   }
 
   /** Inserts at a position, or at the cursor when none is given; the cursor ends after the text. */
-  async insert(input: { path?: string; text: string; line?: number; column?: number }): Promise<EditResult> {
+  async insert(input: InsertRequest): Promise<EditResult> {
     const document = this.editable(this.document(input.path));
     const at = input.line === undefined && input.column === undefined ? document.cursor : this.offsetOf(document, input.line, input.column, 'line', 'column');
     return this.edit(document, at, at, input.text);
   }
 
   /** Replaces a range (start inclusive, end exclusive); the cursor ends after the new text. */
-  async replace(input: { path?: string; text: string; startLine: number; startColumn: number; endLine: number; endColumn: number }): Promise<EditResult> {
+  async replace(input: ReplaceRequest): Promise<EditResult> {
     const document = this.editable(this.document(input.path));
     const start = this.offsetOf(document, input.startLine, input.startColumn, 'startLine', 'startColumn');
     const end = this.offsetOf(document, input.endLine, input.endColumn, 'endLine', 'endColumn');
@@ -198,7 +167,7 @@ export class Documents {
    * says to drop them. When it was the active one, the most recently activated other document
    * becomes active (none when it was the last).
    */
-  async close(relative?: string, options: { discard?: boolean } = {}): Promise<{ path: string; active: string | null }> {
+  async close(relative?: string, options: { discard?: boolean } = {}): Promise<ClosedDocument> {
     const document = this.document(relative);
     if (isDirty(document) && !options.discard) {
       throw new LoomError('unsaved_changes', `${document.path} has unsaved edits; closing it would lose them.`, 'Save it first, or close it with {"discard": true}.');

@@ -1,27 +1,11 @@
 // The OpenAPI 3.1 document, derived from the operation table.
 import type { TSchema } from 'typebox';
 import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
-import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import type { ErrorCode } from '../../contracts/errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
 import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
-
-type Json = Record<string, unknown>;
-
-/**
- * Errors any operation can answer with, whatever it declares: a URL that is not valid UTF-8
- * (bad_request), and what the HTTP layer answers before any route is chosen (a request too slow
- * to arrive, headers too large, an Expect it cannot meet, a client holding too many connections).
- */
-const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
-  'bad_request',
-  'request_timeout',
-  'expectation_failed',
-  'headers_too_large',
-  'rate_limited',
-  'too_many_connections',
-  'internal_error',
-];
+import { errorResponses, header, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, UNIVERSAL_ERRORS, type Json } from '../../http/openapi.ts';
 
 /**
  * What the credentials check (plugins/authenticate.ts) answers for an operation, derived from
@@ -40,11 +24,6 @@ function authErrors(auth: OperationAuth): ErrorCode[] {
 }
 
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
-  const paths: Record<string, Json> = {};
-  for (const operation of operations) {
-    const path = operation.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    paths[path] = { ...(paths[path] ?? {}), [operation.method.toLowerCase()]: describeOperation(operation) };
-  }
   return {
     openapi: '3.1.0',
     info: {
@@ -59,15 +38,12 @@ export function buildOpenApi(publicUrl: string, version: string, issuer: string 
       { url: publicUrl + DOCS_MIRROR_PREFIX, description: 'Docs mirror of v1, same paths' },
     ],
     tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
-    paths,
+    paths: pathsOf(operations, describeOperation),
     components: {
       schemas: { Error: plain(ErrorBody) },
       securitySchemes: securitySchemes(issuer),
       headers: {
-        'RateLimit-Limit': header('Requests allowed per window.', 'integer'),
-        'RateLimit-Remaining': header('Requests left in the current window.', 'integer'),
-        'RateLimit-Reset': header('Seconds until the window resets.', 'integer'),
-        'Retry-After': header('Seconds to wait before retrying.', 'integer'),
+        ...RATE_LIMIT_HEADERS,
         'API-Version': header('The effective API version.', 'string'),
         Deprecation: header(`On the unversioned /api path: "${DEPRECATION_HEADERS.deprecation}".`, 'string'),
         Sunset: header(`On the unversioned /api path: "${DEPRECATION_HEADERS.sunset}".`, 'string'),
@@ -105,15 +81,10 @@ function describeOperation(operation: AnyOperation): Json {
   };
   // A path segment longer than the router takes is uri_too_long (app.ts, maxParamLength).
   const pathErrors: ErrorCode[] = request.params ? ['uri_too_long'] : [];
-  for (const [status, codes] of groupByStatus([...operation.errors, ...authErrors(operation.auth), ...pathErrors, ...UNIVERSAL_ERRORS])) {
-    const headers: Json = rateLimitHeaders();
-    if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    responses[status] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
-      headers,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
-  }
+  Object.assign(
+    responses,
+    errorResponses([...operation.errors, ...authErrors(operation.auth), ...pathErrors, ...UNIVERSAL_ERRORS], (code) => code, '#/components/schemas/Error'),
+  );
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -165,42 +136,4 @@ function securitySchemes(issuer: string): Json {
       description: 'An API key created in the dashboard, sent as Authorization: Bearer <API_KEY>. Legacy; OAuth 2.0 is preferred.',
     },
   };
-}
-
-function parametersOf(schema: TSchema | undefined, location: 'path' | 'query'): Json[] {
-  if (!schema) return [];
-  const object = schema as { properties?: Record<string, TSchema & { description?: string }>; required?: string[] };
-  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || (object.required ?? []).includes(name),
-    ...(property.description ? { description: property.description } : {}),
-    schema: plain(property),
-  }));
-}
-
-function groupByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
-  const groups = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) {
-    const status = ERROR_CODES[code].status;
-    groups.set(status, [...(groups.get(status) ?? []), code]);
-  }
-  return new Map([...groups].sort(([a], [b]) => a - b));
-}
-
-function rateLimitHeaders(): Json {
-  return {
-    'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
-    'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
-    'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-  };
-}
-
-function header(description: string, type: string): Json {
-  return { description, schema: { type } };
-}
-
-/** A JSON copy of a schema without `$id`s, which would clash when inlined. */
-function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
 }

@@ -42,11 +42,10 @@ export class ResponseChecker {
     if (STACK_TRACE.test(response.text)) problems.push('the body holds a stack trace or a source location');
     const hasBody = request.method !== 'HEAD' && status !== 204 && status !== 304;
 
+    if (!route.responses.has(status) && !UNIVERSAL_STATUSES.includes(status)) {
+      problems.push(`${status} is neither documented for ${route.id} (${[...route.responses.keys()].join(', ')}) nor universal (${UNIVERSAL_STATUSES.join(', ')})`);
+    }
     if (this.expect.api === 'hosted') {
-      const documented = route.responses ?? new Map();
-      if (!documented.has(status) && !UNIVERSAL_STATUSES.includes(status)) {
-        problems.push(`${status} is neither documented for ${route.id} (${[...documented.keys()].join(', ')}) nor universal (${UNIVERSAL_STATUSES.join(', ')})`);
-      }
       if (request.wellFormed) {
         for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
           if (!/^\d+$/.test(response.headers[name] ?? '')) problems.push(`no ${name} header`);
@@ -63,15 +62,15 @@ export class ResponseChecker {
       if (request.canonical) problems.push(...this.contradictions(request, response));
       // A documented status documents its codes too (for the operation as documented: its
       // method and path, not another spelling that the router may treat otherwise).
-      const code = parseJson(response) as { error?: unknown } | symbol;
-      const named = request.canonical ? route.errorCodes?.get(status) : undefined;
-      if (named && typeof code === 'object' && code && typeof code.error === 'string' && !named.has(code.error)) {
-        problems.push(`error ${code.error} is not among those documented for ${status} on ${route.id} (${[...named].join(', ')})`);
+      const code = this.errorCode(response);
+      const named = request.canonical ? route.errorCodes.get(status) : undefined;
+      if (named && code !== undefined && !named.has(code)) {
+        problems.push(`error ${code} is not among those documented for ${status} on ${route.id} (${[...named].join(', ')})`);
       }
     } else if (status >= 200 && status < 300 && hasBody) {
       const body = parseJson(response);
       if (body === NOT_JSON) problems.push(`a ${status} whose body is not JSON: ${JSON.stringify(response.text.slice(0, 200))}`);
-      const schema = route.responses?.get(status);
+      const schema = route.responses.get(status);
       if (schema && body !== NOT_JSON) problems.push(...this.schemaProblems(schema, body, `the ${status} body`));
       const limit = this.expect.rateLimitOf?.(route);
       if (limit !== undefined && response.headers['ratelimit-limit'] !== String(limit)) {
@@ -103,6 +102,14 @@ export class ResponseChecker {
       }
     }
     return problems;
+  }
+
+  /** The error code of an error body, in either API's envelope. */
+  private errorCode(response: RawResponse): string | undefined {
+    const body = parseJson(response) as { error?: unknown } | symbol;
+    if (typeof body !== 'object' || body === null) return undefined;
+    const code = this.expect.api === 'hosted' ? body.error : (body.error as { code?: unknown } | undefined)?.code;
+    return typeof code === 'string' ? code : undefined;
   }
 
   private errorProblems(response: RawResponse): string[] {

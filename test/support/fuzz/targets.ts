@@ -1,11 +1,10 @@
-// What the fuzz aims at, read from the servers themselves: every operation of the hosted
-// OpenAPI document and every route the local app registered. A route added later is fuzzed
-// without a change here.
-import type { LocalRoute } from '../../../src/local/app.ts';
+// What the fuzz aims at, read from the servers themselves: every operation of their OpenAPI
+// documents (the hosted operation table's, the local route table's). A route added later is
+// fuzzed without a change here.
 import type { JsonSchema } from './schema.ts';
 
 export interface FuzzTarget {
-  /** operationId, or "METHOD /url" for a local route. */
+  /** The operationId (the route id, for the local API). */
   id: string;
   method: string;
   /** Path with `{name}` parameters, below the server's prefix. */
@@ -19,15 +18,14 @@ export interface FuzzTarget {
   bodyOptional?: boolean;
   /**
    * Documented responses: status → schema of the JSON body (null: no body to check, e.g. a
-   * redirect). Undefined when the server documents none per route (the local API), where the
-   * error table decides.
+   * redirect or a WebSocket's 101).
    */
-  responses?: Map<number, JsonSchema | null>;
-  /** Error codes the documentation names for each status (hosted: the `code`s of its description). */
-  errorCodes?: Map<number, Set<string>>;
-  /** The local API's rate limit budget the route draws on; undefined for the hosted API. */
+  responses: Map<number, JsonSchema | null>;
+  /** Error codes the documentation names for each status (the `code`s of its description). */
+  errorCodes: Map<number, Set<string>>;
+  /** The local API's rate limit budget the route draws on (`x-loom-limit`); undefined for the hosted API. */
   limit?: string;
-  /** OpenAPI security requirements ({} = none needed); undefined for the local API. */
+  /** OpenAPI security requirements ({} = none needed). */
   security?: Record<string, string[]>[];
 }
 
@@ -61,7 +59,7 @@ export function targetsFromOpenApi(document: Json): FuzzTarget[] {
       const errorCodes = new Map<number, Set<string>>();
       for (const [status, response] of Object.entries<Json>(resolve(operation.responses ?? {}))) {
         responses.set(Number(status), response.content?.['application/json']?.schema ?? null);
-        errorCodes.set(Number(status), new Set([...String(response.description ?? '').matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!)));
+        errorCodes.set(Number(status), new Set([...String(response.description ?? '').matchAll(/`([A-Za-z_]+)`/g)].map((match) => match[1]!)));
       }
       targets.push({
         id: operation.operationId,
@@ -74,30 +72,10 @@ export function targetsFromOpenApi(document: Json): FuzzTarget[] {
         bodyOptional: operation.requestBody ? operation.requestBody.required !== true : undefined,
         responses,
         errorCodes,
+        limit: operation['x-loom-limit'],
         security: operation.security,
       });
     }
   }
   return targets;
-}
-
-/**
- * Every HTTP route the local app registered (HEAD routes are the GET routes' twins and are
- * reached by sending HEAD to those; WebSocket routes are fuzzed as plain GETs).
- */
-export function targetsFromLocalRoutes(routes: readonly LocalRoute[]): FuzzTarget[] {
-  return routes
-    .filter((route) => route.method !== 'HEAD')
-    .map((route) => ({
-      id: `${route.method} ${route.url}`,
-      method: route.method,
-      path: route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
-      params: route.schema?.params as JsonSchema | undefined,
-      query: route.schema?.querystring as JsonSchema | undefined,
-      body: route.schema?.body as JsonSchema | undefined,
-      contentTypes: ['application/json'],
-      // The local API reads a missing body as {} when none of its fields is required.
-      bodyOptional: route.schema?.body ? !((route.schema.body as { required?: unknown[] }).required?.length) : undefined,
-      limit: route.limit,
-    }));
 }

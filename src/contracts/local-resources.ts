@@ -1,0 +1,430 @@
+// The resources of the local API: what its routes take and answer, as schemas. The route table
+// (local-routes.ts) names them per route; the types the rest of the code uses are derived from
+// them (core's git results and document summaries included), so each shape is written once.
+import { Type, type Static } from 'typebox';
+import type { ErrorCode } from './errors.ts';
+import { StringEnum } from './schema-helpers.ts';
+import { LanguageId } from './schemas.ts';
+
+// ---- errors --------------------------------------------------------------------------------
+
+/** A code of the error table as the local API spells it: UPPER_SNAKE_CASE; rate_limited keeps the interface's name. */
+export type LocalErrorCode = 'RATE_LIMIT_EXCEEDED' | Uppercase<Exclude<ErrorCode, 'rate_limited'>>;
+
+/** The local spelling of an error code. */
+export function localCode(code: ErrorCode): LocalErrorCode;
+export function localCode(code: string): string;
+export function localCode(code: string): string {
+  return code === 'rate_limited' ? 'RATE_LIMIT_EXCEEDED' : code.toUpperCase();
+}
+
+/** Every failure of the local API answers in this envelope. */
+export const LocalErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Machine-readable, UPPER_SNAKE_CASE, e.g. NOT_FOUND.' }),
+      message: Type.String({ description: 'Human-readable explanation.' }),
+      retryAfter: Type.Optional(Type.Number({ description: 'Seconds to wait before retrying (also sent as Retry-After).' })),
+      hint: Type.Optional(Type.String({ description: 'What to do about it.' })),
+      details: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String({ description: 'e.g. body.path' }), message: Type.String() }), {
+          description: 'On VALIDATION_ERROR: every failing field.',
+        }),
+      ),
+      files: Type.Optional(Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files.' })),
+    }),
+  },
+  { title: 'LocalError' },
+);
+export type LocalErrorBody = Static<typeof LocalErrorBody>;
+
+// ---- service -------------------------------------------------------------------------------
+
+export const LocalHealth = Type.Object(
+  {
+    status: Type.Literal('ok'),
+    version: Type.String({ description: 'Loom version.' }),
+    uptime: Type.Number({ description: 'Seconds since the server started, to 1/100 s.' }),
+  },
+  { title: 'LocalHealth' },
+);
+export type LocalHealth = Static<typeof LocalHealth>;
+
+export const EventTicket = Type.Object(
+  {
+    ticket: Type.String({ description: 'Opens `/events?ticket=…` once, as a WebSocket upgrade.' }),
+    expiresIn: Type.Integer({ description: 'Seconds the ticket stays valid.' }),
+  },
+  { title: 'EventTicket' },
+);
+export type EventTicket = Static<typeof EventTicket>;
+
+/** The OpenAPI document: its top-level fields (the rest is whatever OpenAPI 3.1 holds). */
+export const OpenApiDocument = Type.Object(
+  {
+    openapi: Type.String(),
+    info: Type.Object({ title: Type.String(), version: Type.String(), description: Type.String() }),
+    servers: Type.Array(Type.Object({ url: Type.String(), description: Type.String() })),
+    tags: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
+    paths: Type.Record(Type.String(), Type.Unknown()),
+    components: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { title: 'OpenApiDocument' },
+);
+export type OpenApiDocument = Static<typeof OpenApiDocument>;
+
+// ---- editor --------------------------------------------------------------------------------
+
+const WorkspacePath = Type.String({ minLength: 1, maxLength: 4096, description: 'Path relative to the workspace.' });
+const Line = Type.Integer({ minimum: 1, description: '1-based line.' });
+const Column = Type.Integer({ minimum: 1, description: '1-based column, in UTF-16 code units.' });
+/** Edits carry at most this much text (a paste of a large file still fits). */
+const EditText = Type.String({ maxLength: 16 * 1024 * 1024 });
+
+export const Position = Type.Object(
+  {
+    line: Type.Integer({ minimum: 1, description: '1-based.' }),
+    column: Type.Integer({ minimum: 1, description: '1-based, in UTF-16 code units.' }),
+  },
+  { title: 'Position' },
+);
+export type Position = Static<typeof Position>;
+
+const documentFields = {
+  path: Type.String({ description: 'Relative to the workspace.' }),
+  language: Type.String({ description: 'From the file name, a shebang or the content; `plaintext` otherwise.' }),
+  lineCount: Type.Integer(),
+  cursorLine: Type.Integer({ description: "The cursor's line (1-based)." }),
+  cursor: Position,
+  version: Type.Integer({ description: 'Increases with every edit.' }),
+  dirty: Type.Boolean({ description: 'Unsaved edits.' }),
+  conflict: Type.Boolean({
+    description: 'The file changed on disk while the document had unsaved edits: saving answers EDIT_CONFLICT until it is reloaded or saved with `overwrite`.',
+  }),
+  readOnly: Type.Boolean({ description: 'Opened from a protected path (.git, .loom): edits and saves are refused.' }),
+};
+
+/** The active document, as `GET /api/editor/file` shows it. */
+export const ActiveDocument = Type.Object(documentFields, { title: 'ActiveDocument' });
+export type ActiveDocument = Static<typeof ActiveDocument>;
+
+export const DocumentSummary = Type.Object(
+  { ...documentFields, active: Type.Boolean({ description: 'It is the active document.' }) },
+  { title: 'DocumentSummary' },
+);
+export type DocumentSummary = Static<typeof DocumentSummary>;
+
+export const DocumentList = Type.Object({ documents: Type.Array(DocumentSummary) }, { title: 'DocumentList' });
+export type DocumentList = Static<typeof DocumentList>;
+
+export const DocumentText = Type.Object(
+  { path: Type.String(), text: Type.String(), version: Type.Integer() },
+  { title: 'DocumentText' },
+);
+export type DocumentText = Static<typeof DocumentText>;
+
+export const EditResult = Type.Object(
+  {
+    path: Type.String(),
+    version: Type.Integer(),
+    lineCount: Type.Integer(),
+    cursorLine: Type.Integer(),
+    cursor: Position,
+    range: Type.Object(
+      { start: Position, end: Position },
+      { description: 'Where the edit happened, after it: the new text spans from `start` to `end`.' },
+    ),
+  },
+  { title: 'EditResult' },
+);
+export type EditResult = Static<typeof EditResult>;
+
+export const ClosedDocument = Type.Object(
+  {
+    path: Type.String({ description: 'The document closed.' }),
+    active: Type.Union([Type.String(), Type.Null()], { description: 'The document now active; null when none is open.' }),
+  },
+  { title: 'ClosedDocument' },
+);
+export type ClosedDocument = Static<typeof ClosedDocument>;
+
+export const TextQuery = Type.Object({ path: Type.Optional(WorkspacePath) });
+
+export const OpenRequest = Type.Object({ path: WorkspacePath }, { additionalProperties: false });
+
+export const InsertRequest = Type.Object(
+  { text: EditText, line: Type.Optional(Line), column: Type.Optional(Column), path: Type.Optional(WorkspacePath) },
+  { additionalProperties: false },
+);
+export type InsertRequest = Static<typeof InsertRequest>;
+
+export const ReplaceRequest = Type.Object(
+  { text: EditText, startLine: Line, startColumn: Column, endLine: Line, endColumn: Column, path: Type.Optional(WorkspacePath) },
+  { additionalProperties: false },
+);
+export type ReplaceRequest = Static<typeof ReplaceRequest>;
+
+export const SaveRequest = Type.Object(
+  {
+    path: Type.Optional(WorkspacePath),
+    overwrite: Type.Optional(Type.Boolean({ description: 'Replace a change made on disk since the document was loaded (else 409 EDIT_CONFLICT).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ReloadRequest = Type.Object({ path: Type.Optional(WorkspacePath) }, { additionalProperties: false });
+
+export const CloseRequest = Type.Object(
+  {
+    path: Type.Optional(WorkspacePath),
+    discard: Type.Optional(Type.Boolean({ description: 'Close even with unsaved edits, dropping them (else 409 UNSAVED_CHANGES).' })),
+  },
+  { additionalProperties: false },
+);
+
+// ---- AI ------------------------------------------------------------------------------------
+
+const PROMPT_MODES = ['auto', 'continue', 'instruct'] as const;
+export type PromptMode = (typeof PROMPT_MODES)[number];
+
+export const AiCompleteRequest = Type.Object(
+  {
+    prompt: Type.String({ maxLength: 1_000_000, description: 'The text to continue (or, with a chat-capable model, an instruction).' }),
+    language: LanguageId,
+    context: Type.Optional(Type.String({ maxLength: 16 * 1024 * 1024, description: "The file's content." })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A provider or model name; the configured default when absent.' })),
+    mode: Type.Optional(StringEnum(PROMPT_MODES, { description: 'How `prompt` and `context` become a cursor; `auto` by default.' })),
+    filePath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "The document's path; keys the type-ahead cache." })),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+  },
+  { additionalProperties: false, title: 'AiCompleteRequest' },
+);
+export type AiCompleteRequest = Static<typeof AiCompleteRequest>;
+
+export const AiCompletion = Type.Object(
+  {
+    completion: Type.String({ description: 'The text to insert; empty when the model has nothing it is sure of.' }),
+    tokens: Type.Integer({ minimum: 0, description: 'Tokens the model generated.' }),
+    model: Type.String({ description: 'The model that answered.' }),
+    latencyMs: Type.Integer({ minimum: 0, description: 'Server-side time from the request to the answer.' }),
+  },
+  { title: 'AiCompletion' },
+);
+export type AiCompletion = Static<typeof AiCompletion>;
+
+// ---- git -----------------------------------------------------------------------------------
+
+/** Longest commit message taken. */
+export const MAX_COMMIT_MESSAGE_LENGTH = 10_000;
+/** Most paths one commit may name. */
+export const MAX_COMMIT_FILES = 10_000;
+
+const GitRef = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+const Sha = Type.String({ description: 'A commit id.' });
+const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+/**
+ * The state of one side of a file, as `git status` letters: `M` modified, `T` type changed
+ * (file ↔ symlink), `A` added, `D` deleted, `R` renamed, `C` copied, `U` unmerged (both sides
+ * changed it in a merge), `?` untracked, `' '` unchanged. In a conflicted entry the two letters
+ * say what each side did (`UU` both modified, `AA` both added, `DU` deleted by us, …).
+ */
+const GIT_FILE_STATES = ['M', 'T', 'A', 'D', 'R', 'C', 'U', '?', ' '] as const;
+export type GitFileState = (typeof GIT_FILE_STATES)[number];
+
+export const GitFileStatus = Type.Object(
+  {
+    path: Type.String({ description: 'Relative to the workspace root, forward slashes, never quoted.' }),
+    index: StringEnum(GIT_FILE_STATES, { description: 'What the index (the staging area) holds compared with HEAD.' }),
+    workingTree: StringEnum(GIT_FILE_STATES, { description: 'What the working tree holds compared with the index.' }),
+    staged: Type.Boolean({ description: 'The index differs from HEAD for this file (it is staged, fully or partly).' }),
+    conflicted: Type.Boolean({ description: 'The file has unresolved merge conflicts.' }),
+    originalPath: Type.Optional(Type.String({ description: 'For a rename or copy (`R`, `C`): the path it came from.' })),
+  },
+  { title: 'GitFileStatus' },
+);
+export type GitFileStatus = Static<typeof GitFileStatus>;
+
+export const GitStatus = Type.Object(
+  {
+    branch: NullableString('The checked-out branch; null when HEAD is detached. Set in an empty repository too.'),
+    detached: Type.Boolean(),
+    head: NullableString('The commit HEAD points at; null in a repository with no commit yet.'),
+    upstream: NullableString("The branch's upstream, e.g. `origin/main`; null when none is set."),
+    ahead: Type.Integer({ minimum: 0, description: 'Commits on the branch not on its upstream (0 without an upstream).' }),
+    behind: Type.Integer({ minimum: 0, description: 'Commits on the upstream not on the branch, as of the last fetch (0 without an upstream).' }),
+    merging: Type.Boolean({ description: 'A merge stopped on conflicts and waits for a commit (or an abort).' }),
+    files: Type.Array(GitFileStatus, { description: 'Changed, untracked and conflicted files inside the workspace folder; ignored files are not listed.' }),
+    clean: Type.Boolean({ description: 'No changed, untracked or conflicted file.' }),
+  },
+  { title: 'GitStatus' },
+);
+export type GitStatus = Static<typeof GitStatus>;
+
+export const GitBranch = Type.Object(
+  {
+    name: Type.String({ description: 'Short name, e.g. `main` or `feature/x`.' }),
+    current: Type.Boolean(),
+    upstream: NullableString('Its upstream, e.g. `origin/main`; null when none is set.'),
+    head: Type.String({ description: 'The commit it points at.' }),
+  },
+  { title: 'GitBranch' },
+);
+export type GitBranch = Static<typeof GitBranch>;
+
+export const GitRemoteBranch = Type.Object(
+  {
+    name: Type.String({ description: '`<remote>/<branch>`, e.g. `origin/main`.' }),
+    remote: Type.String({ description: 'The remote it belongs to.' }),
+    head: Type.String({ description: 'The commit it pointed at when last fetched.' }),
+  },
+  { title: 'GitRemoteBranch' },
+);
+export type GitRemoteBranch = Static<typeof GitRemoteBranch>;
+
+export const GitBranches = Type.Object(
+  {
+    current: NullableString(
+      'The checked-out branch; null when HEAD is detached. In a repository with no commit yet, the branch the first commit will create (not in `branches` yet).',
+    ),
+    branches: Type.Array(GitBranch, { description: 'Sorted by name.' }),
+    remotes: Type.Array(GitRemoteBranch, { description: 'Sorted by name; `origin/HEAD` style aliases are left out.' }),
+  },
+  { title: 'GitBranches' },
+);
+export type GitBranches = Static<typeof GitBranches>;
+
+export const GitCommitRequest = Type.Object(
+  {
+    message: Type.String({ minLength: 1, maxLength: MAX_COMMIT_MESSAGE_LENGTH, description: 'Not blank; kept as written (lines starting with `#` too).' }),
+    files: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+        minItems: 1,
+        maxItems: MAX_COMMIT_FILES,
+        description: 'Paths (relative to the workspace, or absolute inside it) to commit, exactly these; a folder stands for everything under it. Omitted: every change in the workspace, new files included.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'GitCommitRequest' },
+);
+export type GitCommitRequest = Static<typeof GitCommitRequest>;
+
+export const GitCommitResult = Type.Object(
+  {
+    commit: Sha,
+    branch: NullableString('The branch it was made on; null when HEAD was detached.'),
+    summary: Type.String({ description: 'The first line of the message.' }),
+    files: Type.Array(Type.String(), { description: 'Paths the commit changed, added or deleted; for a merge, against its first parent.' }),
+    merge: Type.Boolean({ description: 'The commit concluded a merge (it has two parents).' }),
+  },
+  { title: 'GitCommitResult' },
+);
+export type GitCommitResult = Static<typeof GitCommitResult>;
+
+/** All optional: no body at all means `{}`. */
+export const GitSyncRequest = Type.Object(
+  {
+    remote: Type.Optional(GitRef("A configured remote's name. Default: the branch's upstream remote, else `origin`.")),
+    branch: Type.Optional(
+      GitRef(
+        "Push: the local branch to push (default: the current one). Pull: the remote branch to merge into the current one (default: the upstream branch, else the current branch's name).",
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'GitSyncRequest' },
+);
+export type GitSyncRequest = Static<typeof GitSyncRequest>;
+
+export const GitPushResult = Type.Object(
+  {
+    remote: Type.String(),
+    branch: Type.String({ description: 'The local branch pushed.' }),
+    remoteBranch: Type.String({ description: 'The branch it was pushed to on the remote.' }),
+    head: Type.String({ description: 'The commit pushed.' }),
+    updated: Type.Boolean({ description: 'False when the remote already had it.' }),
+    upstreamSet: Type.Boolean({ description: 'The branch had no upstream; this push set it.' }),
+    summary: Type.String({ description: 'One human line, e.g. `Pushed main to origin/main (1a2b3c4..5d6e7f8).`' }),
+  },
+  { title: 'GitPushResult' },
+);
+export type GitPushResult = Static<typeof GitPushResult>;
+
+export const GitPullResult = Type.Object(
+  {
+    remote: Type.String(),
+    branch: Type.String({ description: 'The remote branch merged.' }),
+    head: Type.String({ description: 'HEAD after the pull.' }),
+    previousHead: NullableString('HEAD before the pull; null in a repository that had no commit.'),
+    updated: Type.Boolean({ description: 'False when already up to date.' }),
+    merged: Type.Boolean({ description: 'A merge commit was made (the branches had diverged); false for a fast-forward.' }),
+    commits: Type.Integer({ minimum: 0, description: 'How many commits the branch gained (a merge commit included).' }),
+    summary: Type.String({ description: 'One human line, e.g. `Fast-forwarded main to origin/main: 3 new commits.`' }),
+  },
+  { title: 'GitPullResult' },
+);
+export type GitPullResult = Static<typeof GitPullResult>;
+
+// ---- webhooks ------------------------------------------------------------------------------
+
+/**
+ * pending: waiting for its next attempt (or being attempted). delivered: an attempt got a 2xx.
+ * failed: every attempt of the schedule failed. disabled: the endpoint answered 410 Gone.
+ * abandoned: the endpoint left the settings (or stopped subscribing) before delivery.
+ */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled', 'abandoned'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const DeliveriesQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many; 50 by default.' })),
+  before: Type.Optional(Type.String({ maxLength: 100, description: 'A delivery id: list the ones enqueued before it.' })),
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
+});
+export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
+
+/** One line of the delivery log: no secret, no signature. */
+export const DeliveryLogEntry = Type.Object(
+  {
+    id: Type.String({ description: '`msg_…`: the `webhook-id` header, the same on every attempt.' }),
+    event: Type.String({ description: 'The event type.' }),
+    url: Type.String({ description: 'The endpoint, without credentials.' }),
+    status: StringEnum(DELIVERY_STATUSES),
+    attempts: Type.Integer({ minimum: 0 }),
+    lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when it got no response.' }),
+    lastError: NullableString('Why the last attempt failed.'),
+    createdAt: Type.String({ description: 'ISO 8601.' }),
+    deliveredAt: NullableString('ISO 8601; null until delivered.'),
+    nextAttemptAt: NullableString('ISO 8601 while pending, else null.'),
+  },
+  { title: 'DeliveryLogEntry' },
+);
+export type DeliveryLogEntry = Static<typeof DeliveryLogEntry>;
+
+export const DeliveryLog = Type.Object({ deliveries: Type.Array(DeliveryLogEntry, { description: 'Newest first.' }) }, { title: 'DeliveryLog' });
+export type DeliveryLog = Static<typeof DeliveryLog>;
+
+// ---- events --------------------------------------------------------------------------------
+
+/** The messages of the `/events` WebSocket: a hello, then one per event. */
+export const EventMessage = Type.Union(
+  [
+    Type.Object(
+      {
+        type: Type.Literal('hello'),
+        seq: Type.Integer({ minimum: 0, description: 'The sequence number of the last event before this connection.' }),
+        version: Type.String({ description: 'Loom version.' }),
+      },
+      { title: 'EventHello' },
+    ),
+    Type.Object(
+      {
+        seq: Type.Integer({ minimum: 1, description: 'Increases by one per event: a gap means events were dropped for this client.' }),
+        type: Type.String({ description: 'The event type, e.g. `file:save`.' }),
+        time: Type.String({ description: 'ISO 8601.' }),
+        data: Type.Record(Type.String(), Type.Unknown(), { description: 'What happened; its fields depend on the type.' }),
+      },
+      { title: 'Event' },
+    ),
+  ],
+  { title: 'EventMessage' },
+);
+export type EventMessage = Static<typeof EventMessage>;

@@ -1,0 +1,69 @@
+// The local routes' handlers: typed input in, typed output out, no framework objects. Each
+// area's handlers are in a file of their own; routes.ts mounts them from the route table.
+import type { AnyLocalRoute, HttpLocalRoute, LocalRouteInput, LocalRouteOutput, LocalTag } from '../../contracts/local-routes.ts';
+import type { OpenApiDocument } from '../../contracts/local-resources.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { CompletionEngine } from '../../core/completion/engine.ts';
+import type { EventBus } from '../../core/events/bus.ts';
+import type { GitWorkspace } from '../../core/git/index.ts';
+import type { WebhookOutbox } from '../../core/webhooks/index.ts';
+import type { Documents } from '../../core/workspace/documents.ts';
+import type { TicketBook } from '../tickets.ts';
+import { aiHandlers } from './ai.ts';
+import { editorHandlers } from './editor.ts';
+import { eventHandlers } from './events.ts';
+import { gitHandlers } from './git.ts';
+import { serviceHandlers } from './service.ts';
+import { webhookHandlers } from './webhooks.ts';
+
+/** What the local API works on: the composition root (server.ts) builds these. */
+export interface LocalServices {
+  version: string;
+  clock: Clock;
+  /** When the server started, on `clock`. */
+  startedAt: number;
+  /** Where the routes' events go: to /events clients and, durably, to the webhook outbox. */
+  events: EventBus;
+  documents: Documents;
+  git: GitWorkspace;
+  completion: CompletionEngine;
+  webhooks: WebhookOutbox;
+}
+
+/** What the app itself adds for its own routes: the event tickets, the token, the OpenAPI document. */
+export interface LocalAppParts {
+  tickets: TicketBook;
+  token: () => string;
+  openApi: () => OpenApiDocument;
+}
+
+export interface LocalHandlerContext {
+  /** Aborted when the client goes away before the answer (long-running handlers stop then). */
+  readonly signal: AbortSignal;
+}
+
+type Handler<R extends AnyLocalRoute> = (input: LocalRouteInput<R>, context: LocalHandlerContext) => Promise<LocalRouteOutput<R>>;
+
+/** One handler per HTTP route of the table, by route id. */
+export type LocalHandlers = { [R in HttpLocalRoute as R['id']]: Handler<R> };
+
+/** The handlers of one area (tag) of the table. */
+export type LocalHandlersOf<Tag extends LocalTag> = { [R in Extract<HttpLocalRoute, { tag: Tag }> as R['id']]: Handler<R> };
+
+/**
+ * Every handler of the table, over the given services.
+ *
+ * @example
+ *   const handlers = createLocalHandlers(services, { tickets, token, openApi });
+ *   await handlers.openDocument({ params: undefined, query: undefined, body: { path: 'src/a.ts' } }, { signal });
+ */
+export function createLocalHandlers(services: LocalServices, app: LocalAppParts): LocalHandlers {
+  return {
+    ...serviceHandlers(services, app),
+    ...editorHandlers(services),
+    ...aiHandlers(services),
+    ...gitHandlers(services),
+    ...eventHandlers(app),
+    ...webhookHandlers(services),
+  };
+}
