@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
 import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
@@ -49,17 +50,6 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Connections one client address may hold at once. */
   maxConnectionsPerClient: number;
-}
-
-/** How completions are produced; the desktop app's settings.json may override `completion.*`. */
-export interface CompletionConfig {
-  provider: 'builtin' | 'gguf' | 'openai';
-  timeoutMs: number;
-  maxTokens: number;
-  prefixChars: number;
-  suffixChars: number;
-  gguf?: { model: string; gpu: 'auto' | 'off' | 'cuda' | 'vulkan' | 'metal'; contextSize: number };
-  openai?: { baseUrl: string; apiKey?: string; model: string; fim: 'auto' | 'on' | 'off' };
 }
 
 export class ConfigError extends Error {

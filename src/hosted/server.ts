@@ -1,12 +1,12 @@
 // Composition root of `loom hosted`: config → store, catalog, services → app → listening.
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
+import { createCompletionEngine } from '../compose/completion.ts';
 import { ConfigError, publicUrlFor, type LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../core/completion/builtin/index.ts';
-import { createCompletionEngine } from '../core/completion/setup.ts';
 import { FeedbackService } from '../core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
 import { createIdentity } from '../core/identity/index.ts';

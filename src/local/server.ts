@@ -1,13 +1,13 @@
 // Composition root of `loom serve`: settings, workspace, documents, events → app → listening on
 // the loopback addresses only.
 import fs from 'node:fs';
+import { createCompletionEngine } from '../compose/completion.ts';
 import type { LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder, acceptsFile, skipsDirectory } from '../core/completion/builtin/index.ts';
 import type { CompletionEngine } from '../core/completion/engine.ts';
-import { createCompletionEngine } from '../core/completion/setup.ts';
 import { WorkspaceLearner } from '../core/completion/workspace-learner.ts';
 import { LoomError } from '../core/errors.ts';
 import { EventBus } from '../core/events/bus.ts';

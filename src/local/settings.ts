@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { jsonSyntaxProblem } from '../config/json-syntax.ts';
-import type { CompletionConfig } from '../config/load.ts';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
 import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
