@@ -1,43 +1,13 @@
 // The OpenAPI 3.1 document, derived from the operation table.
 import type { TSchema } from 'typebox';
 import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
-import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
+import { ERROR_CODES, meaningOn, type ErrorCode } from '../../contracts/errors.ts';
+import { operationErrors, UNIVERSAL_ERRORS } from '../../contracts/operation-errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
 import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
 
 type Json = Record<string, unknown>;
-
-/**
- * Errors any operation can answer with, whatever it declares: a URL that is not valid UTF-8
- * (bad_request), and what the HTTP layer answers before any route is chosen (a request too slow
- * to arrive, headers too large, an Expect it cannot meet, a client holding too many connections).
- */
-const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
-  'bad_request',
-  'request_timeout',
-  'expectation_failed',
-  'headers_too_large',
-  'rate_limited',
-  'too_many_connections',
-  'internal_error',
-];
-
-/**
- * What the credentials check (plugins/authenticate.ts) answers for an operation, derived from
- * its `auth`: a token in the query string is refused everywhere; a presented token is verified
- * wherever tokens are accepted, even where none is required; no credentials where some are
- * required is unauthorized; a token without the operation's scope is insufficient_scope;
- * Basic client credentials that do not parse are invalid_client.
- */
-function authErrors(auth: OperationAuth): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request'];
-  if (auth.oauth2?.length || auth.bearer) codes.push('invalid_token');
-  if (!auth.anonymous) codes.push('unauthorized');
-  if (auth.oauth2?.length) codes.push('insufficient_scope');
-  if (auth.clientBasic) codes.push('invalid_client');
-  return codes;
-}
 
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
   const paths: Record<string, Json> = {};
@@ -45,20 +15,21 @@ export function buildOpenApi(publicUrl: string, version: string, issuer: string 
     const path = operation.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     paths[path] = { ...(paths[path] ?? {}), [operation.method.toLowerCase()]: describeOperation(operation) };
   }
+  // What the API offers is said by its operations' tags, so that it never promises more.
+  const tags = [...new Set(operations.map((o) => o.tag))];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Loom hosted API',
       version,
-      description:
-        'The hosted API of Loom, an open, self-hostable AI code editor: downloads, models, feedback, sign-in, composer sessions and tab completion. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; every error has the Error shape. The unversioned path /api is a deprecated alias of /api/v1.',
+      description: `The hosted API of Loom, an open, self-hostable AI code editor. Its operations, by tag: ${tags.join(', ')}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; every error has the Error shape. The unversioned path /api is a deprecated alias of /api/v1.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
       { url: publicUrl + API_PREFIX, description: 'Loom API (v1)' },
       { url: publicUrl + DOCS_MIRROR_PREFIX, description: 'Docs mirror of v1, same paths' },
     ],
-    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
+    tags: tags.map((name) => ({ name })),
     paths,
     components: {
       schemas: { Error: plain(ErrorBody) },
@@ -103,13 +74,11 @@ function describeOperation(operation: AnyOperation): Json {
       ...(redirect ? {} : { content: { 'application/json': { schema: plain(operation.success.schema) } } }),
     },
   };
-  // A path segment longer than the router takes is uri_too_long (app.ts, maxParamLength).
-  const pathErrors: ErrorCode[] = request.params ? ['uri_too_long'] : [];
-  for (const [status, codes] of groupByStatus([...operation.errors, ...authErrors(operation.auth), ...pathErrors, ...UNIVERSAL_ERRORS])) {
+  for (const [status, codes] of groupByStatus([...operationErrors(operation), ...UNIVERSAL_ERRORS])) {
     const headers: Json = rateLimitHeaders();
     if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     responses[status] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join(' '),
+      description: codes.map((code) => `\`${code}\`: ${meaningOn(code, 'hosted')}`).join(' '),
       headers,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
