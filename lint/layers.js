@@ -67,5 +67,15 @@ const importsRule = {
   },
 };
 
+/** The layers as a Markdown table (docs/architecture.md's, written by `npm run docs:architecture`). */
+export function layersTable() {
+  const folders = (names) => (names?.length ? names.map((name) => `\`${name}\``).join(', ') : '—');
+  const rows = Object.entries(LAYERS.layers).map(
+    ([name, layer]) => `| \`src/${name}/\` | ${layer.about} | ${folders(layer.imports)} | ${folders(layer.types)} |`,
+  );
+  const apart = LAYERS.apart.map((rule) => `| \`src/${rule.folder}/\` | ${rule.about} | never ${folders(rule.never)} | |`);
+  return ['| Folder | What it holds | May import | Types only from |', '|---|---|---|---|', ...rows, ...apart].join('\n');
+}
+
 /** The plugin: `plugins: { layers }`, rule `layers/imports`. */
 export default { meta: { name: 'loom-layers' }, rules: { imports: importsRule } };

@@ -1,4 +1,4 @@
-// API versions of the hosted API (interface.md, "Versioning").
+// API versions and path prefixes of the hosted API (docs/api.md, "Paths" and "Versions").
 
 export const API_VERSIONS = ['v1', 'v2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { layersTable } from '../../lint/layers.js';
+import { fillTables } from '../../scripts/generated-tables.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const eslint = new ESLint({ cwd: ROOT });
@@ -87,5 +89,13 @@ describe('the layer rule', () => {
     });
     assert.equal(run.status, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /src\/core may import src\/contracts, not src\/hosted \(lint\/layers\.json\)\s+layers\/imports/);
+  });
+
+  it("is docs/architecture.md's layers table", () => {
+    const written = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    assert.ok(
+      written === fillTables(written, new Map([['layers', layersTable()]]), 'docs/architecture.md'),
+      'the layers table of docs/architecture.md is out of date with lint/layers.json; run `npm run docs:architecture` and commit the result',
+    );
   });
 });

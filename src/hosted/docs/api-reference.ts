@@ -1,6 +1,5 @@
-// The reference tables of docs/api.md, rendered from the operation and error tables. Each
-// table sits between two marker comments (`<!-- generated:NAME -->` … `<!-- /generated:NAME -->`);
-// the prose around them is written by hand. `npm run docs:api` rewrites the tables;
+// The reference tables of docs/api.md, rendered from the operation and error tables.
+// `npm run docs:api` writes them between their markers in the file (scripts/generated-tables.ts);
 // test/contracts/docs.test.ts fails when the file and the tables disagree.
 import type { TSchema } from 'typebox';
 import { ERROR_CODES, codesOf, meaningOn, OAUTH_ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
@@ -15,26 +14,6 @@ export function apiTables(): Map<string, string> {
     ['versions', versionsTable()],
     ['errors', errorsTable()],
   ]);
-}
-
-/**
- * `markdown` with every marked table replaced by its rendering. Throws on a marker without its
- * end, or a table the markdown has no place for.
- *
- * @example
- * fs.writeFileSync(file, renderApiDocs(fs.readFileSync(file, 'utf8')));
- */
-export function renderApiDocs(markdown: string): string {
-  let text = markdown;
-  for (const [name, table] of apiTables()) {
-    const begin = `<!-- generated:${name} -->`;
-    const end = `<!-- /generated:${name} -->`;
-    const from = text.indexOf(begin);
-    const to = text.indexOf(end);
-    if (from === -1 || to < from) throw new Error(`docs/api.md has no place for the table "${name}": add ${begin} and ${end}.`);
-    text = `${text.slice(0, from + begin.length)}\n${table}\n${text.slice(to)}`;
-  }
-  return text;
 }
 
 function operationsTable(): string {
