@@ -67,6 +67,15 @@ export interface LoadOptions {
   configFile?: string;
 }
 
+/**
+ * The configuration in force: each setting from its flag, else its environment variable, else
+ * the config file, else its default (src/config/settings.ts). Throws ConfigError, naming where
+ * the value came from, for any value it cannot use.
+ *
+ * @example
+ * const config = loadConfig({ env: process.env, flags: { 'hosted.port': 9000 } });
+ * config.hosted.port; // 9000
+ */
 export function loadConfig(options: LoadOptions = {}): LoomConfig {
   const env = options.env ?? process.env;
   const { file, values: fileValues } = readConfigFile(options.configFile ?? env.LOOM_CONFIG, env);

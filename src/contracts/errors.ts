@@ -118,7 +118,3 @@ export const OAUTH_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'invalid_scope',
   'invalid_client',
 ]);
-
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CODES[code].status;
-}

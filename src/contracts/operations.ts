@@ -238,7 +238,6 @@ export const operations = [
 ] as const;
 
 export type AnyOperation = (typeof operations)[number];
-export type OperationId = AnyOperation['operationId'];
 
 type StaticOf<S> = S extends TSchema ? Static<S> : undefined;
 

@@ -3,8 +3,6 @@
 export const API_VERSIONS = ['v1', 'v2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
-export const DEFAULT_API_VERSION: ApiVersion = 'v1';
-
 /** The current path prefix, the deprecated unversioned alias and the docs mirror. */
 export const API_PREFIX = '/api/v1';
 export const DEPRECATED_PREFIX = '/api';
@@ -15,7 +13,3 @@ export const DEPRECATION_HEADERS = {
   deprecation: 'true',
   sunset: 'Sat, 31 Dec 2028 23:59:59 GMT',
 } as const;
-
-export function isApiVersion(value: string): value is ApiVersion {
-  return (API_VERSIONS as readonly string[]).includes(value);
-}

@@ -52,8 +52,9 @@ export interface HostedOptions {
 /**
  * Starts the hosted API (`loom hosted`): opens the store, Redis and the completion engine the
  * configuration names, builds the app and listens. A start that fails closes what it had
- * opened and throws: ConfigError for a setting that cannot work, StoreError when the database
- * cannot be opened, the socket's error when the port is taken.
+ * opened and throws: ConfigError for a setting that cannot work, CatalogError for a catalog it
+ * cannot read, LoomError store_unavailable when the database cannot be opened, the socket's
+ * error when the port is taken.
  *
  * @example
  * const hosted = await startHosted(loadConfig({ env: process.env }));

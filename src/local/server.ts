@@ -59,7 +59,8 @@ export interface LocalOptions {
  * loopback addresses only: settings.json, the webhook outbox (SQLite in the data dir), the
  * builtin model learning the workspace, the app. A start that fails closes what it had opened
  * and throws: ConfigError for a workspace that is not a folder, SettingsError for a
- * settings.json it cannot use, the socket's error when the port is taken.
+ * settings.json it cannot use, CatalogError for a catalog it cannot read, the socket's error
+ * when the port is taken.
  *
  * @example
  * const local = await startLocal(loadConfig({ env: process.env }));

@@ -89,7 +89,6 @@ const LocalSettingsSchema = Type.Object(
 );
 
 export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion'> & { completion?: CompletionSettings };
-export type WebhookSettings = Static<typeof WebhookEntry>;
 
 const checkSettings = Compile(LocalSettingsSchema);
 

@@ -9,6 +9,7 @@ import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contr
 
 type Json = Record<string, unknown>;
 
+/** The OpenAPI 3.1 document of the hosted API, its links under `publicUrl` and its OAuth endpoints under `issuer`. */
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
   const paths: Record<string, Json> = {};
   for (const operation of operations) {

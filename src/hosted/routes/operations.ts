@@ -29,6 +29,13 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Mounts every operation of the table (src/contracts/operations.ts) at each prefix (and its
+ * aliases), each route calling the handler named after its operationId.
+ *
+ * @example
+ * registerOperationRoutes(app, createHandlers(services), identity.tokens, urls);
+ */
 export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers, tokens: TokenService, urls: ServiceUrls): void {
   app.decorateRequest('apiVersion', 'v1');
   app.decorateRequest('principal', undefined);
