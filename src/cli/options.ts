@@ -34,3 +34,12 @@ export function configFromOptions(command: Command): LoomConfig {
 function camelCase(flag: string): string {
   return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
+
+/**
+ * A commander option parser for lists: repeatable and comma- or space-separated, duplicates dropped.
+ *
+ * @example new Command('x').option('--scope <scopes>', 'scopes', listOption) // --scope a,b --scope c → ['a', 'b', 'c']
+ */
+export function listOption(value: string, previous: string[] = []): string[] {
+  return [...new Set([...previous, ...value.split(/[\s,]+/).filter(Boolean)])];
+}

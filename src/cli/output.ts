@@ -62,3 +62,15 @@ export function printProblem(message: string): void {
 export function printWarning(message: string): void {
   printProblem(`warning: ${message}`);
 }
+
+/**
+ * Rows as aligned columns, two spaces apart, the last column unpadded; each cell is escaped
+ * (oneLine) before the columns are measured, since cells often hold names from outside.
+ *
+ * @example formatTable([['ID', 'NAME'], ['1', 'ada']]) // 'ID  NAME\n1   ada'
+ */
+export function formatTable(rows: readonly (readonly string[])[]): string {
+  const cells = rows.map((row) => row.map(oneLine));
+  const widths = (cells[0] ?? []).map((_, column) => Math.max(...cells.map((row) => row[column]?.length ?? 0)));
+  return cells.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+}

@@ -9,13 +9,12 @@ import type { ServiceUrls } from '../core/urls.ts';
 import { createHandlers, type HandlerServices } from './handlers/index.ts';
 import { registerOAuthRoutes } from './oauth/routes.ts';
 import { guardConnections, timeoutOptions } from '../http/connections.ts';
-import { registerRequestFraming } from '../http/request-framing.ts';
 import { trustedProxy } from '../http/trusted-proxies.ts';
 import { serverLogOptions, type LogDestination } from '../http/server-log.ts';
 import { registerValidation } from '../http/validation.ts';
-import { registerDeprecation } from './plugins/deprecation.ts';
 import { hostedFrameworkErrors, registerErrorHandling } from './plugins/errors.ts';
-import { registerRateLimit } from './plugins/rate-limit/index.ts';
+import { registerOnRequest } from './plugins/on-request.ts';
+import { createRateLimiter } from './plugins/rate-limit/index.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 import { registerDashboard } from './web/dashboard.ts';
@@ -61,12 +60,10 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   guardConnections(app.server, { limits: options.http, raw: errors.raw, exempt: trusted });
 
   registerValidation(app);
-  // Hooks run in the order they are added: deprecation headers first, so that every answer
-  // under /api carries them; then the rate limit, so that every answer counts.
-  registerDeprecation(app);
-  const limiter = registerRateLimit(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix, trustedProxy: trusted });
+  const limiter = createRateLimiter(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix, trustedProxy: trusted });
   errors.bind(limiter);
-  registerRequestFraming(app);
+  // Deprecation headers, rate limit and framing check, in one hook.
+  registerOnRequest(app, limiter);
   registerErrorHandling(app);
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 

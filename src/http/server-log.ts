@@ -117,24 +117,54 @@ type RequestLineWriter = (request: FastifyRequest, reply: FastifyReply) => void;
 /**
  * Writes a request's line in pino's format (level, time, pid, hostname, then its own fields),
  * assembled by hand: every field is known safe and of a known type, so nothing needs pino's
- * serializers or redaction, and a request costs one string and one write.
+ * serializers or redaction, and a request costs one string and one write. What is the same from
+ * line to line is made once: the text between the time and the request id, and, per method and
+ * route, the text from the method to the status.
  */
 function requestLineWriter(level: number, base: Record<string, unknown>, destination: LogDestination): RequestLineWriter {
   const head = `{"level":${level},"time":`;
   const bindings = JSON.stringify(base).slice(1, -1);
-  // Methods and route patterns are few (Node parses known methods only; routes are registered):
-  // each is quoted as JSON once.
-  const quoted = new Map<string, string>();
-  const quote = (text: string) => quoted.get(text) ?? quoted.set(text, JSON.stringify(text)).get(text)!;
+  const afterTime = `${bindings ? `,${bindings}` : ''},"reqId":`;
+  // Methods are few (Node parses known methods only) and so are route patterns (registered).
+  const middles = new Map<string, Map<string | undefined, string>>();
+  const middle = (method: string, route: string | undefined): string => {
+    let byRoute = middles.get(method);
+    if (byRoute === undefined) middles.set(method, (byRoute = new Map()));
+    let text = byRoute.get(route);
+    if (text === undefined) {
+      text = `,"method":${JSON.stringify(method)}${route === undefined ? '' : `,"route":${JSON.stringify(route)}`},"status":`;
+      byRoute.set(route, text);
+    }
+    return text;
+  };
   return (request, reply) => {
     // The pattern the request matched (`/api/v1/keys/:id`); absent when no route matched, as
     // then the path is a string no route vetted.
     const route = request.routeOptions.url;
     destination.write(
-      `${head}${Date.now()}${bindings ? `,${bindings}` : ''},"reqId":${JSON.stringify(request.id)},"method":${quote(request.method)}` +
-        `${route === undefined ? '' : `,"route":${quote(route)}`},"status":${reply.statusCode},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request"}\n`,
+      head + Date.now() + afterTime + quoteId(request.id) + middle(request.method, route) + reply.statusCode + ',"ms":' + hundredths(reply.elapsedTime) + ',"msg":"request"}\n',
     );
   };
+}
+
+/** Fastify's request ids (`req-1a`) need no escaping: quoted by hand, which is much cheaper than JSON.stringify. */
+const PLAIN_ID = /^[\w.:-]*$/;
+
+function quoteId(id: string): string {
+  return PLAIN_ID.test(id) ? `"${id}"` : JSON.stringify(id);
+}
+
+/**
+ * A duration in ms as JSON with at most two decimals, as `Math.round(ms * 100) / 100` prints
+ * (1.5, 2, 0.07), from integers: printing a fractional double is several times slower.
+ */
+function hundredths(ms: number): string {
+  const total = Math.round(ms * 100);
+  const whole = Math.trunc(total / 100);
+  const fraction = total - whole * 100;
+  if (fraction === 0) return `${whole}`;
+  if (fraction % 10 === 0) return `${whole}.${fraction / 10}`;
+  return `${whole}.${fraction < 10 ? '0' : ''}${fraction}`;
 }
 
 /**

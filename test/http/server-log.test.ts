@@ -49,6 +49,30 @@ describe('the servers log', () => {
     assert.equal(log.lines().filter((line) => line.reqId === requests[0]!.reqId).length, 1, 'no "incoming request" line');
   });
 
+  it('lays the request line out as pino does, and writes any request id and duration as JSON', async () => {
+    const log = captureLog();
+    const ids = ['req-1', 'odd "id"\\\n'];
+    const app = Fastify({ ...serverLogOptions({ level: 'info', destination: log }), genReqId: () => ids.shift()! });
+    app.get('/items/:id', async () => ({ ok: true }));
+    await app.inject({ method: 'GET', url: '/items/1' });
+    await app.inject({ method: 'GET', url: '/items/2' });
+    await app.close();
+    const requests = requestLines(log.lines());
+    assert.deepEqual(
+      requests.map((line) => Object.keys(line)),
+      [0, 1].map(() => ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'route', 'status', 'ms', 'msg']),
+    );
+    assert.deepEqual(
+      requests.map((line) => line.reqId),
+      ['req-1', 'odd "id"\\\n'],
+    );
+    for (const line of requests) {
+      assert.equal(line.level, 30);
+      assert.equal(line.pid, process.pid);
+      assert.ok(typeof line.ms === 'number' && line.ms >= 0 && Math.round(line.ms * 100) / 100 === line.ms, `ms ${line.ms} has at most two decimals`);
+    }
+  });
+
   it('logs an unexpected error as type, code, redacted message and stack, and its cause; none of its other properties', async () => {
     const { app, log } = await appLoggingAt('info');
     const response = await app.inject({ method: 'GET', url: '/fails' });

@@ -4,10 +4,10 @@ import { Command } from 'commander';
 import { GRANT_TYPES, type GrantType, type Scope } from '../../contracts/auth.ts';
 import { ClientRegistry, CLI_CLIENT_ID } from '../../core/identity/clients.ts';
 import type { ClientRecord } from '../../core/identity/records.ts';
-import { openStore, type Store } from '../../store/index.ts';
 import { CliError, cliAction } from '../errors.ts';
-import { addSettingOptions, configFromOptions } from '../options.ts';
-import { oneLine, print, printJson, printWarning } from '../output.ts';
+import { addSettingOptions, listOption } from '../options.ts';
+import { formatTable, oneLine, print, printJson } from '../output.ts';
+import { withStore } from './admin-store.ts';
 
 /** How a client is shown: never its secret hash. */
 export interface ClientView {
@@ -27,9 +27,9 @@ export function clientsCommand(): Command {
   const add = new Command('add')
     .description('register a client; a confidential one gets a secret, shown once')
     .requiredOption('--name <name>', 'a name for people (1 to 100 characters)')
-    .option('--grant <grants>', `grant types, repeatable or comma-separated: ${GRANT_TYPES.join(', ')} (default: authorization_code,refresh_token with --redirect-uri or --public, else client_credentials)`, list)
+    .option('--grant <grants>', `grant types, repeatable or comma-separated: ${GRANT_TYPES.join(', ')} (default: authorization_code,refresh_token with --redirect-uri or --public, else client_credentials)`, listOption)
     .option('--redirect-uri <uri>', 'an allowed redirect URI (repeatable): https, loopback http, or a private-use scheme', repeat)
-    .option('--scope <scopes>', 'scopes the client may be granted, space- or comma-separated (default: every scope its grants allow)', list)
+    .option('--scope <scopes>', 'scopes the client may be granted, space- or comma-separated (default: every scope its grants allow)', listOption)
     .option('--public', 'a public client (no secret; PKCE): native and browser apps. Default: confidential')
     .option('--json', 'print JSON');
   addSettingOptions(add, ['dataDir']).action(
@@ -73,11 +73,7 @@ export function clientsCommand(): Command {
           printJson(views);
           return;
         }
-        // Names come from whoever registered the client: escaped before the columns are measured.
-        const rows = [['CLIENT ID', 'TYPE', 'GRANTS', 'NAME'], ...views.map((v) => [v.client_id, v.type, v.grant_types.join(','), v.name].map(oneLine))];
-        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-        const text = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
-        print(text + '\n');
+        print(formatTable([['CLIENT ID', 'TYPE', 'GRANTS', 'NAME'], ...views.map((v) => [v.client_id, v.type, v.grant_types.join(','), v.name])]) + '\n');
       });
     }),
   );
@@ -96,15 +92,8 @@ export function clientsCommand(): Command {
   return clients.addCommand(add).addCommand(ls).addCommand(remove);
 }
 
-async function withRegistry(command: Command, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
-  const config = configFromOptions(command);
-  const store: Store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  for (const warning of store.warnings) printWarning(warning);
-  try {
-    await work(new ClientRegistry(store.clients, store.grants));
-  } finally {
-    await store.close();
-  }
+function withRegistry(command: Command, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
+  return withStore(command, (store) => work(new ClientRegistry(store.clients, store.grants)));
 }
 
 function viewOf(client: ClientRecord, withCreatedAt: boolean): ClientView {
@@ -117,11 +106,6 @@ function viewOf(client: ClientRecord, withCreatedAt: boolean): ClientView {
     scopes: client.scopes,
     ...(withCreatedAt ? { created_at: client.createdAt } : {}),
   };
-}
-
-/** Repeatable and comma- (or space-) separated: `--grant a,b --grant c`. */
-function list(value: string, previous: string[] = []): string[] {
-  return [...new Set([...previous, ...value.split(/[\s,]+/).filter(Boolean)])];
 }
 
 function repeat(value: string, previous: string[] = []): string[] {

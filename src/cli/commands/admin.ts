@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { openStore } from '../../store/index.ts';
-import { forTerminal, oneLine, print, printJson, printWarning } from '../output.ts';
-import { addSettingOptions, configFromOptions } from '../options.ts';
+import { forTerminal, oneLine, print, printJson } from '../output.ts';
+import { addSettingOptions } from '../options.ts';
 import { clientsCommand } from './admin-clients.ts';
+import { keysCommand } from './admin-keys.ts';
+import { withStore } from './admin-store.ts';
+import { usersCommand } from './admin-users.ts';
 
 export function adminCommand(): Command {
   const admin = new Command('admin').description('operator tasks on the hosted API store');
@@ -13,11 +15,8 @@ export function adminCommand(): Command {
     .option('--json', 'print JSON (one array) instead of a table')
     .option('--limit <n>', 'how many to show', positiveInteger, 50)
     .option('--before <id>', 'only feedback older than this id (paging)');
-  addSettingOptions(list, ['dataDir']).action(async (options, command: Command) => {
-    const config = configFromOptions(command);
-    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    for (const warning of store.warnings) printWarning(warning);
-    try {
+  addSettingOptions(list, ['dataDir']).action((options, command: Command) =>
+    withStore(command, async (store) => {
       const records = await store.feedback.list({ limit: options.limit, before: options.before });
       if (options.json) {
         printJson(records);
@@ -32,12 +31,10 @@ export function adminCommand(): Command {
         const message = r.message.split(/\r?\n/).map(forTerminal).join('\n  ');
         print(`${oneLine(r.createdAt)}  ${oneLine(r.id)}  ${oneLine(r.name)} <${oneLine(r.email)}>\n  ${oneLine(r.subject)}\n  ${message}\n\n`);
       }
-    } finally {
-      await store.close();
-    }
-  });
+    }),
+  );
 
-  return admin.addCommand(feedback.addCommand(list)).addCommand(clientsCommand());
+  return admin.addCommand(feedback.addCommand(list)).addCommand(clientsCommand()).addCommand(usersCommand()).addCommand(keysCommand());
 }
 
 function positiveInteger(value: string): number {

@@ -10,7 +10,7 @@ import { DownloadError, downloadFile, partialPathOf, type DownloadProgress } fro
 import { ModelLibrary } from '../../core/models/library.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { oneLine, print, printErr, printJson, printProblem } from '../output.ts';
+import { formatTable, oneLine, print, printErr, printJson, printProblem } from '../output.ts';
 
 const SETTINGS = ['dataDir', 'modelsDir', 'catalog'] as const;
 
@@ -43,8 +43,8 @@ export function modelsCommand(): Command {
         print('The catalog lists no models.\n');
         return;
       }
-      // A catalog may come from anywhere (--catalog): cells are escaped before the columns are measured.
-      const table = [
+      // A catalog may come from anywhere (--catalog): formatTable escapes every cell.
+      const table = formatTable([
         ['NAME', 'PARAMS', 'QUANT', 'SIZE', 'INSTALLED', 'PATH'],
         ...rows.map(({ model, path, installed, size }) =>
           [
@@ -54,12 +54,10 @@ export function modelsCommand(): Command {
             size !== undefined ? formatBytes(size) : '-',
             installed ? 'yes' : 'no',
             path ?? '(no download in the catalog)',
-          ].map(oneLine),
+          ],
         ),
-      ];
-      const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
-      const lines = table.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
-      print(`${lines.join('\n')}\n\nModels folder: ${oneLine(library.modelsDir)}\n`);
+      ]);
+      print(`${table}\n\nModels folder: ${oneLine(library.modelsDir)}\n`);
     }),
   );
 

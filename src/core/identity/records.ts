@@ -54,13 +54,22 @@ export interface ExternalIdentity {
   emailVerified: boolean;
 }
 
+/** A user and the providers it is known to (`local`: made by `loom admin users add`). */
+export interface UserListing extends UserRecord {
+  providers: string[];
+}
+
 export interface UserRepository {
   get(id: string): Promise<UserRecord | undefined>;
+  /** Every user, oldest first. */
+  list(): Promise<UserListing[]>;
   findByIdentity(provider: string, subject: string): Promise<UserRecord | undefined>;
   findByEmail(email: string): Promise<UserRecord | undefined>;
   create(user: UserRecord): Promise<void>;
   update(user: UserRecord): Promise<void>;
   linkIdentity(userId: string, provider: string, subject: string): Promise<void>;
+  /** Creates the user with its identity in one transaction; false (nothing written) when the identity is taken. */
+  createWithIdentity(user: UserRecord, provider: string, subject: string): Promise<boolean>;
 }
 
 /** Everything issued from one authorization: its refresh tokens and access tokens (by `gid`). */
@@ -133,6 +142,8 @@ export interface ApiKeyRepository {
   add(key: ApiKeyRecord): Promise<void>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
   listForUser(userId: string): Promise<ApiKeyRecord[]>;
+  /** Every user's keys, newest first. */
+  list(): Promise<ApiKeyRecord[]>;
   revoke(id: string, userId: string, at: string): Promise<boolean>;
 }
 

@@ -12,8 +12,32 @@ export interface Counter {
   count(key: string, windowMs: number): CountResult | Promise<CountResult>;
 }
 
+/** One client's window, threaded on the recency list (older / newer). */
+class Window {
+  older: Window | undefined;
+  newer: Window | undefined;
+
+  constructor(
+    readonly key: string,
+    public count: number,
+    public resetAt: number,
+  ) {}
+}
+
+/**
+ * Counts in this process's memory, for at most `capacity` clients: the least recently seen are
+ * forgotten first. Recency is a doubly linked list through the windows themselves, so a request
+ * from a known client moves two pointers and allocates nothing (re-inserting into a Map to keep
+ * its order made the Map rehash under load).
+ *
+ * @example
+ *   const counter = new MemoryCounter(systemClock);
+ *   counter.count('203.0.113.7', 60_000); // { current: 1, ttl: 60000 }
+ */
 export class MemoryCounter implements Counter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly windows = new Map<string, Window>();
+  private oldest: Window | undefined;
+  private newest: Window | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -23,15 +47,43 @@ export class MemoryCounter implements Counter {
 
   count(key: string, windowMs: number): CountResult {
     const now = this.clock.now();
-    let entry = this.windows.get(key);
-    if (!entry || entry.resetAt <= now) entry = { count: 0, resetAt: now + windowMs };
-    else this.windows.delete(key); // re-inserted below: Map order doubles as recency order
-    entry.count += 1;
-    this.windows.set(key, entry);
-    if (this.windows.size > this.capacity) {
-      const oldest = this.windows.keys().next().value;
-      if (oldest !== undefined) this.windows.delete(oldest);
+    let window = this.windows.get(key);
+    if (window === undefined) {
+      window = new Window(key, 0, now + windowMs);
+      this.windows.set(key, window);
+      this.append(window);
+      if (this.windows.size > this.capacity) this.forget(this.oldest!);
+    } else {
+      if (window.resetAt <= now) {
+        window.count = 0;
+        window.resetAt = now + windowMs;
+      }
+      if (window !== this.newest) {
+        this.unlink(window);
+        this.append(window);
+      }
     }
-    return { current: entry.count, ttl: entry.resetAt - now };
+    window.count += 1;
+    return { current: window.count, ttl: window.resetAt - now };
+  }
+
+  private append(window: Window): void {
+    window.older = this.newest;
+    window.newer = undefined;
+    if (this.newest) this.newest.newer = window;
+    else this.oldest = window;
+    this.newest = window;
+  }
+
+  private unlink(window: Window): void {
+    if (window.older) window.older.newer = window.newer;
+    else this.oldest = window.newer;
+    if (window.newer) window.newer.older = window.older;
+    else this.newest = window.older;
+  }
+
+  private forget(window: Window): void {
+    this.unlink(window);
+    this.windows.delete(window.key);
   }
 }

@@ -6,9 +6,9 @@ import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } fr
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
-import { clientGone } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
+import { RequestContext } from './handler-context.ts';
 import type { OperationAuth } from '../../contracts/auth.ts';
 
 interface Mount {
@@ -27,7 +27,14 @@ declare module 'fastify' {
     /** The effective API version of an operation request. */
     apiVersion: ApiVersion;
   }
+  interface FastifyContextConfig {
+    /** The operation's checks of version, credentials and content type (plugins/on-request.ts runs them). */
+    prepareOperation?: PrepareOperation;
+  }
 }
+
+/** Throws, or rejects, with the error a request gets before its body is read; sync when no credentials are checked. */
+export type PrepareOperation = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
 /**
  * Mounts every operation of the table (src/contracts/operations.ts) at each prefix (and its
@@ -53,22 +60,11 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
         ...(requestSchema(operation) as object),
         ...(operation.success.status === 302 ? {} : { response: { [operation.success.status]: operation.success.schema } }),
       },
-      // The Deprecation, Sunset and Link headers are set by plugins/deprecation.ts.
-      config: { deprecatedAlias: mount?.deprecated === true },
-      preParsing: prepare(operation, tokens, urls),
+      // Both read by the app's onRequest hook (plugins/on-request.ts): the Deprecation, Sunset
+      // and Link headers are set by plugins/deprecation.ts; the checks run after the rate limit.
+      config: { deprecatedAlias: mount?.deprecated === true, prepareOperation: prepare(operation, tokens, urls) },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        let gone: AbortSignal | undefined;
-        const context: HandlerContext = {
-          version: request.apiVersion,
-          client: { ip: request.ip, userAgent: request.headers['user-agent'] },
-          principal: request.principal,
-          basicAuth: request.basicAuth,
-          // Made on first use: most handlers never wait long enough to care.
-          get signal() {
-            return (gone ??= clientGone(reply));
-          },
-        };
-        const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+        const output = await handler({ params: request.params, query: request.query, body: request.body }, new RequestContext(request, reply));
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         if (operation.success.status === 302) {
           const { location, setCookies } = output as { location: string; setCookies?: string[] };
@@ -83,23 +79,28 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
 }
 
 /**
- * Settles version, credentials and content type before the body is read, in one hook (each
- * hook Fastify runs costs time on every request): a body in a type the operation does not take
- * is 415 whatever it holds (not a parse error of the wrong parser), and the body of a request
- * refused for its credentials is never parsed. Operations that take no credentials skip token
- * verification: nothing presented to them is used (but a token in the query string is refused
- * everywhere).
+ * Settles version, credentials and content type before the body is read: a body in a type the
+ * operation does not take is 415 whatever it holds (not a parse error of the wrong parser), and
+ * the body of a request refused for its credentials is never parsed. Operations that take no
+ * credentials skip token verification: nothing presented to them is used (but a token in the
+ * query string is refused everywhere), and their checks are synchronous (no promise, no tick).
  */
-function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls) {
+function prepare(operation: AnyOperation, tokens: TokenService, urls: ServiceUrls): PrepareOperation {
   const { auth } = operation as { auth: OperationAuth };
   const authenticateRequest = auth.oauth2?.length || auth.bearer || auth.clientBasic || !auth.anonymous ? authenticate(auth, tokens, urls) : undefined;
   const contentTypes = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
-  return async <Payload>(request: FastifyRequest, reply: FastifyReply, payload: Payload): Promise<Payload> => {
+  if (!authenticateRequest) {
+    return (request, reply) => {
+      negotiateVersion(operation, request, reply);
+      refuseQueryToken(request);
+      if (contentTypes) checkContentType(contentTypes, request);
+    };
+  }
+  return async (request, reply) => {
     negotiateVersion(operation, request, reply);
     refuseQueryToken(request);
-    if (authenticateRequest) await authenticateRequest(request, reply);
+    await authenticateRequest(request, reply);
     if (contentTypes) checkContentType(contentTypes, request);
-    return payload;
   };
 }
 

@@ -16,6 +16,7 @@ import type {
   SessionRepository,
   SigningKeyRecord,
   SigningKeyRepository,
+  UserListing,
   UserRecord,
   UserRepository,
 } from '../../core/identity/records.ts';
@@ -109,6 +110,28 @@ export class SqlUserRepository implements UserRepository {
     return row && toUser(row);
   }
 
+  async list(): Promise<UserListing[]> {
+    const rows = await reach(() =>
+      this.db
+        .selectFrom('users')
+        .leftJoin('user_identities', 'user_identities.user_id', 'users.id')
+        .selectAll('users')
+        .select('user_identities.provider')
+        .orderBy('users.created_at')
+        .orderBy('users.id')
+        .orderBy('user_identities.provider')
+        .execute(),
+    );
+    // One row per identity: folded into one listing per user, in the order of the rows.
+    const users = new Map<string, UserListing>();
+    for (const row of rows) {
+      const user = users.get(row.id) ?? { ...toUser(row), providers: [] };
+      if (row.provider !== null && !user.providers.includes(row.provider)) user.providers.push(row.provider);
+      users.set(row.id, user);
+    }
+    return [...users.values()];
+  }
+
   async findByIdentity(provider: string, subject: string): Promise<UserRecord | undefined> {
     const row = await reach(() =>
       this.db
@@ -139,6 +162,22 @@ export class SqlUserRepository implements UserRepository {
 
   async linkIdentity(userId: string, provider: string, subject: string): Promise<void> {
     await reach(() => this.db.insertInto('user_identities').values({ provider, subject, user_id: userId }).execute());
+  }
+
+  async createWithIdentity(user: UserRecord, provider: string, subject: string): Promise<boolean> {
+    return reach(() =>
+      this.db.transaction().execute(async (trx) => {
+        // The identity first: its primary key decides between two processes adding the same one.
+        const linked = await trx
+          .insertInto('user_identities')
+          .values({ provider, subject, user_id: user.id })
+          .onConflict((conflict) => conflict.columns(['provider', 'subject']).doNothing())
+          .executeTakeFirst();
+        if (Number(linked.numInsertedOrUpdatedRows) !== 1) return false;
+        await trx.insertInto('users').values({ id: user.id, login: user.login, name: user.name, email: user.email, created_at: user.createdAt }).execute();
+        return true;
+      }),
+    );
   }
 }
 
@@ -284,6 +323,10 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
 
   async listForUser(userId: string): Promise<ApiKeyRecord[]> {
     return (await reach(() => this.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').execute())).map(toApiKey);
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await reach(() => this.db.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id').execute())).map(toApiKey);
   }
 
   async revoke(id: string, userId: string, at: string): Promise<boolean> {

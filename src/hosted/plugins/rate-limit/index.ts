@@ -1,11 +1,12 @@
 // Per-client-IP limit on every response — operations, documents, 404s, router errors and the
 // answers written straight to a socket (malformed HTTP) — with the draft-spec RateLimit-Limit /
-// -Remaining / -Reset headers and, past the limit, a 429 with Retry-After. One onRequest hook;
-// synchronous when counting in memory.
+// -Remaining / -Reset headers and, past the limit, a 429 with Retry-After. The app's onRequest
+// hook (plugins/on-request.ts) calls `admit`, which is synchronous when counting in memory.
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../../core/clock.ts';
+import type { LoomError } from '../../../core/errors.ts';
 import { MemoryCounter, type Counter, type CountResult } from '../../../core/rate-limit/counters.ts';
 import { applyRateLimit, rateLimitVerdict, type RateLimitVerdict } from '../../../http/rate-limit-headers.ts';
 import { RedisCounter } from './redis-counter.ts';
@@ -20,6 +21,11 @@ export interface RateLimitOptions {
 }
 
 export interface RateLimiter {
+  /**
+   * Counts a request and sets the headers; gives the 429 to answer with, or undefined when the
+   * request may go on. Synchronous when counting in memory (no promise, no extra tick).
+   */
+  admit(request: FastifyRequest, reply: FastifyReply): LoomError | undefined | Promise<LoomError | undefined>;
   /** Counts a request and sets the headers; resolves, or rejects with a 429 LoomError. */
   check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /**
@@ -30,7 +36,15 @@ export interface RateLimiter {
   countSocket(socket: Socket): Promise<RateLimitVerdict>;
 }
 
-export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions & { trustedProxy: (address: string) => boolean }): RateLimiter {
+/**
+ * The hosted API's rate limiter: in Redis when given one (falling back to memory while Redis is
+ * down, with one warning in the app's log), else in memory.
+ *
+ * @example
+ *   const limiter = createRateLimiter(app, { max: 120, windowSeconds: 60, clock: systemClock, trustedProxy: () => false });
+ *   const refusal = await limiter.admit(request, reply); // a 429 LoomError past the limit
+ */
+export function createRateLimiter(app: FastifyInstance, options: RateLimitOptions & { trustedProxy: (address: string) => boolean }): RateLimiter {
   const windowMs = options.windowSeconds * 1000;
   const memory = new MemoryCounter(options.clock);
   let warned = false;
@@ -48,16 +62,15 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
   options.redis?.on('ready', () => (warned = false));
 
   const enforce = (reply: FastifyReply, counted: CountResult) => applyRateLimit(reply, counted, options.max, options.windowSeconds);
-
-  app.addHook('onRequest', (request, reply, done) => {
+  const admit: RateLimiter['admit'] = (request, reply) => {
     const counted = counter.count(request.ip, windowMs);
-    if (counted instanceof Promise) counted.then((result) => done(enforce(reply, result)), done);
-    else done(enforce(reply, counted));
-  });
+    return counted instanceof Promise ? counted.then((result) => enforce(reply, result)) : enforce(reply, counted);
+  };
 
   return {
+    admit,
     async check(request, reply) {
-      const refusal = enforce(reply, await counter.count(request.ip, windowMs));
+      const refusal = await admit(request, reply);
       if (refusal) throw refusal;
     },
     async countSocket(socket) {
