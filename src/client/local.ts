@@ -20,15 +20,17 @@ export interface CallOptions {
 
 /** The parts of a route's input it declares. */
 type Declared<T> = { [K in keyof T as T[K] extends undefined ? never : K]: T[K] };
+/** The type every object type extends: `Empty extends T` holds when nothing in `T` is required. */
+type Empty = Record<never, never>;
 /** A part whose fields are all optional may be left out (a body is then sent as `{}`). */
-type LeaveOutOptional<T> = { [K in keyof T as {} extends T[K] ? K : never]?: T[K] } & { [K in keyof T as {} extends T[K] ? never : K]: T[K] };
+type LeaveOutOptional<T> = { [K in keyof T as Empty extends T[K] ? K : never]?: T[K] } & { [K in keyof T as Empty extends T[K] ? never : K]: T[K] };
 
 /** What `call` takes for a route: `{params, query, body}` as the route declares them. */
 export type CallInput<Id extends LocalRouteId> = LeaveOutOptional<Declared<LocalRouteInput<LocalRouteById<Id>>>>;
 export type CallOutput<Id extends LocalRouteId> = LocalRouteOutput<LocalRouteById<Id>>;
 
 /** The input argument may be left out when nothing in it is required. */
-type CallArguments<Id extends LocalRouteId> = {} extends CallInput<Id> ? [input?: CallInput<Id>, options?: CallOptions] : [input: CallInput<Id>, options?: CallOptions];
+type CallArguments<Id extends LocalRouteId> = Empty extends CallInput<Id> ? [input?: CallInput<Id>, options?: CallOptions] : [input: CallInput<Id>, options?: CallOptions];
 
 /** Besides the server's codes: no answer came, or one the client cannot read. */
 export type LocalClientErrorCode = LocalErrorCode | 'UNREACHABLE' | 'INVALID_ANSWER';

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
 import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
@@ -51,17 +52,6 @@ export interface ConnectionLimits {
   maxConnectionsPerClient: number;
 }
 
-/** How completions are produced; the desktop app's settings.json may override `completion.*`. */
-export interface CompletionConfig {
-  provider: 'builtin' | 'gguf' | 'openai';
-  timeoutMs: number;
-  maxTokens: number;
-  prefixChars: number;
-  suffixChars: number;
-  gguf?: { model: string; gpu: 'auto' | 'off' | 'cuda' | 'vulkan' | 'metal'; contextSize: number };
-  openai?: { baseUrl: string; apiKey?: string; model: string; fim: 'auto' | 'on' | 'off' };
-}
-
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -77,6 +67,15 @@ export interface LoadOptions {
   configFile?: string;
 }
 
+/**
+ * The configuration in force: each setting from its flag, else its environment variable, else
+ * the config file, else its default (src/config/settings.ts). Throws ConfigError, naming where
+ * the value came from, for any value it cannot use.
+ *
+ * @example
+ * const config = loadConfig({ env: process.env, flags: { 'hosted.port': 9000 } });
+ * config.hosted.port; // 9000
+ */
 export function loadConfig(options: LoadOptions = {}): LoomConfig {
   const env = options.env ?? process.env;
   const { file, values: fileValues } = readConfigFile(options.configFile ?? env.LOOM_CONFIG, env);

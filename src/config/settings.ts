@@ -208,7 +208,7 @@ export const SETTINGS = [
     kind: { type: 'string' },
     flag: '--corpus-dir',
     env: ['LOOM_CORPUS_DIR'],
-    defaultText: 'unset: the hosted builtin model learns only from what requests carry',
+    defaultText: 'unset: the hosted builtin model knows only the text each request carries, for that request alone',
     description: "A folder of code the hosted server's builtin completion model is trained on at start.",
   },
   {

@@ -1,4 +1,4 @@
-// Authentication of the hosted API (interface.md, "Authentication"): scopes, the schemes an
+// Authentication of the hosted API (docs/auth.md): scopes, the schemes an
 // operation accepts, and the OAuth wire formats.
 import { Type, type Static } from 'typebox';
 import { StringEnum } from './schema-helpers.ts';

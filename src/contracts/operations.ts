@@ -40,7 +40,7 @@ export interface Operation<
   tag: string;
   /** Values of the `API-Version` request header this operation accepts; the first is the default. */
   versions: readonly [ApiVersion, ...ApiVersion[]];
-  /** Who may call it (interface.md, "Authentication per operation"); checked in one place. */
+  /** Who may call it (docs/auth.md, "Who may call what"); checked in one place. */
   auth: OperationAuth;
   request: Req;
   /** A 302's schema describes what the handler returns (`{location}`), not a body. */
@@ -51,7 +51,7 @@ export interface Operation<
   noStore?: boolean;
   /** Error codes this operation answers with besides the universal ones (rate_limited, …). */
   errors: readonly ErrorCode[];
-  /** Responses may carry Deprecation and Sunset (interface.md lists them for listDownloads). */
+  /** OpenAPI says its responses may carry Deprecation and Sunset (the interface promises them for listDownloads). */
   announcesDeprecation?: boolean;
 }
 
@@ -224,7 +224,7 @@ export const tabComplete = defineOperation({
   ],
 });
 
-/** Every operation, in the order of interface.md. */
+/** Every operation, in the order docs/api.md and OpenAPI list them. */
 export const operations = [
   getHealth,
   listDownloads,
@@ -238,7 +238,6 @@ export const operations = [
 ] as const;
 
 export type AnyOperation = (typeof operations)[number];
-export type OperationId = AnyOperation['operationId'];
 
 /** What a handler receives: validated input, never a framework object. */
 export type OperationInput<O extends Operation> = ValidatedInput<O['request']>;

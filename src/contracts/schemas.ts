@@ -1,4 +1,4 @@
-// The resources of the hosted API (interface.md, "Resources and their fields").
+// The resources of the hosted API, as OpenAPI and docs/api.md describe them.
 import { Type, type Static } from 'typebox';
 import { StringEnum, Text } from './schema-helpers.ts';
 

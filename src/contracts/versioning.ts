@@ -1,9 +1,7 @@
-// API versions of the hosted API (interface.md, "Versioning").
+// API versions and path prefixes of the hosted API (docs/api.md, "Paths" and "Versions").
 
 export const API_VERSIONS = ['v1', 'v2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
-
-export const DEFAULT_API_VERSION: ApiVersion = 'v1';
 
 /** The current path prefix, the deprecated unversioned alias and the docs mirror. */
 export const API_PREFIX = '/api/v1';
@@ -15,7 +13,3 @@ export const DEPRECATION_HEADERS = {
   deprecation: 'true',
   sunset: 'Sat, 31 Dec 2028 23:59:59 GMT',
 } as const;
-
-export function isApiVersion(value: string): value is ApiVersion {
-  return (API_VERSIONS as readonly string[]).includes(value);
-}

@@ -1,12 +1,13 @@
 // Composition root of `loom hosted`: config → store, catalog, services → app → listening.
-import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import { ConfigError, publicUrlFor, type LoomConfig } from '../config/load.ts';
+import { createCompletionEngine } from '../compose/completion.ts';
+import { ResourceStack } from '../compose/resources.ts';
+import { requireFolder } from '../config/folders.ts';
+import { publicUrlFor, type LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../core/completion/builtin/index.ts';
-import { createCompletionEngine } from '../core/completion/setup.ts';
 import { FeedbackService } from '../core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
 import { createIdentity } from '../core/identity/index.ts';
@@ -17,6 +18,7 @@ import { MutableServiceUrls } from '../core/urls.ts';
 import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { buildHostedApp } from './app.ts';
+import type { HandlerServices } from './handlers/index.ts';
 
 export interface RunningHosted {
   /** Where it listens. */
@@ -24,8 +26,11 @@ export interface RunningHosted {
   /** The base URL in its links (LOOM_PUBLIC_URL, or derived from where it listens). */
   publicUrl: string;
   store: Store;
+  /** What the operations' handlers work with: identity, completion, the release checker… */
+  services: HandlerServices;
   /** Settles when the builtin model has learned the corpus (LOOM_CORPUS_DIR), at once without one. */
   corpusLearned: Promise<void>;
+  /** Closes everything it opened, the listening socket first and the store last. */
   close(): Promise<void>;
 }
 
@@ -38,61 +43,75 @@ export interface HostedOptions {
   builtinModel?: BuiltinModel;
   /** Where the server's log lines go (tests read them); stdout by default. */
   logDestination?: LogDestination;
+  /** Prefix of its rate limit keys in Redis (tests sharing one Redis keep apart with it). */
+  redisPrefix?: string;
+  /** Time a sign-in provider has to answer each call; 10 s by default (tests of a slow provider shorten it). */
+  signInTimeoutMs?: number;
 }
 
+/**
+ * Starts the hosted API (`loom hosted`): opens the store, Redis and the completion engine the
+ * configuration names, builds the app and listens. A start that fails closes what it had
+ * opened and throws: ConfigError for a setting that cannot work, CatalogError for a catalog it
+ * cannot read, LoomError store_unavailable when the database cannot be opened, the socket's
+ * error when the port is taken.
+ *
+ * @example
+ * const hosted = await startHosted(loadConfig({ env: process.env }));
+ * console.log(`${hosted.url}/api/v1/health`);
+ * await hosted.close();
+ */
 export async function startHosted(config: LoomConfig, clock: Clock = systemClock, options: HostedOptions = {}): Promise<RunningHosted> {
+  if (config.corpusDir) requireFolder(config.corpusDir, 'The corpus folder', 'corpusDir');
   const catalog = loadCatalog(config.catalog);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const urls = new MutableServiceUrls(publicUrlFor(config), config.authUrl);
-  const resources: { close(): Promise<void> }[] = [store, { close: async () => redis?.disconnect() }];
-  const closeAll = async () => {
-    for (const resource of resources.reverse()) await resource.close();
-  };
-  try {
-    const identity = await createIdentity(store, { urls, providers: signInProviders(config), clock });
+  const resources = new ResourceStack();
+  return resources.unwindOnFailure(async () => {
+    const store = resources.push(await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+    resources.onClose(() => redis?.disconnect());
+    const urls = new MutableServiceUrls(publicUrlFor(config), config.authUrl);
+    const identity = await createIdentity(store, { urls, providers: signInProviders(config, options.signInTimeoutMs), clock });
     // The shared builtin model learns only the operator's corpus, never what requests carry.
     const builtinModel = options.builtinModel ?? new BuiltinModel();
     const training = new AbortController();
-    resources.push({ close: async () => training.abort() });
+    resources.onClose(() => training.abort());
     let reportTrainingFailure = (_error: Error) => {};
-    let corpusLearned = Promise.resolve();
-    if (config.corpusDir) {
-      if (!fs.statSync(config.corpusDir, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(`The corpus folder ${config.corpusDir} (LOOM_CORPUS_DIR) is not a folder.`);
-      corpusLearned = trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).then(
-        () => undefined,
-        (error: Error) => reportTrainingFailure(error),
-      );
-    }
-    const completion = createCompletionEngine(
-      { builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir },
-      () => config.completion,
+    const corpusLearned = config.corpusDir
+      ? trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).then(
+          () => undefined,
+          (error: Error) => reportTrainingFailure(error),
+        )
+      : Promise.resolve();
+    const completion = resources.push(
+      createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, () => config.completion),
     );
-    resources.push(completion);
-    // Resources close in reverse order: this runs after the app's close, so its last lines are written.
-    resources.push({ close: () => flushLog(options.logDestination) });
-    const app = await buildHostedApp({
-      services: {
-        catalog,
-        models: new ModelLibrary(catalog, config.modelsDir),
-        releases: new ReleaseChecker({ ...config.upstream, clock }),
-        feedback: new FeedbackService(store.feedback, clock),
-        health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
-        identity,
-        completion,
-      },
-      version: LOOM_VERSION,
-      urls,
-      rateLimit: config.rateLimit,
-      trustProxy: config.trustProxy,
-      bodyLimit: config.bodyLimit,
-      http: config.http,
-      logLevel: config.logLevel,
-      logDestination: options.logDestination,
-      clock,
-      redis,
-    });
-    resources.push(app);
+    // Closed after the app: its last lines are written.
+    resources.onClose(() => flushLog(options.logDestination));
+    const services: HandlerServices = {
+      catalog,
+      models: new ModelLibrary(catalog, config.modelsDir),
+      releases: new ReleaseChecker({ ...config.upstream, clock }),
+      feedback: new FeedbackService(store.feedback, clock),
+      health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
+      identity,
+      completion,
+    };
+    const app = resources.push(
+      await buildHostedApp({
+        services,
+        version: LOOM_VERSION,
+        urls,
+        rateLimit: config.rateLimit,
+        trustProxy: config.trustProxy,
+        bodyLimit: config.bodyLimit,
+        http: config.http,
+        logLevel: config.logLevel,
+        logDestination: options.logDestination,
+        clock,
+        redis,
+        redisPrefix: options.redisPrefix,
+      }),
+    );
     // Found when the store was opened, before there was a log to tell.
     for (const warning of store.warnings) app.log.warn(warning);
     reportTrainingFailure = (error) => {
@@ -107,25 +126,23 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
       publicUrl: urls.publicUrl,
       store,
+      services,
       corpusLearned,
-      close: closeAll,
+      close: () => resources.close(),
     };
-  } catch (error) {
-    await closeAll();
-    throw error;
-  }
+  });
 }
 
-/** The sign-in providers the configuration enables. */
-export function signInProviders(config: LoomConfig): SignInProvider[] {
+/** The sign-in providers the configuration enables, each given `timeoutMs` per call when set. */
+function signInProviders(config: LoomConfig, timeoutMs?: number): SignInProvider[] {
   const providers: SignInProvider[] = [];
-  if (config.codehost) providers.push(new CodeHostProvider({ ...config.codehost, webUrl: config.codehost.url }));
-  if (config.oidc) providers.push(new OidcProvider(config.oidc));
+  if (config.codehost) providers.push(new CodeHostProvider({ ...config.codehost, webUrl: config.codehost.url, timeoutMs }));
+  if (config.oidc) providers.push(new OidcProvider({ ...config.oidc, timeoutMs }));
   return providers;
 }
 
 /** A Redis client tuned for rate limiting: fail fast rather than queue while disconnected. */
-export function connectRedis(url: string): Redis {
+function connectRedis(url: string): Redis {
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
   redis.on('error', () => {}); // reconnects on its own; each failed count falls back to memory
   return redis;

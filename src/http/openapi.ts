@@ -2,25 +2,9 @@
 // parts they describe alike. Each server's document says what differs (servers, security, its
 // error envelope and how it spells error codes).
 import type { TSchema } from 'typebox';
-import { ERROR_CODES, type ErrorCode } from '../contracts/errors.ts';
+import { ERROR_CODES, meaningOn, type ErrorCode, type Surface } from '../contracts/errors.ts';
 
 export type Json = Record<string, unknown>;
-
-/**
- * Errors any operation of either API can answer with, whatever it declares: a URL that is not
- * valid UTF-8 (bad_request), and what the HTTP layer answers before any route is chosen (a
- * request too slow to arrive, headers too large, an Expect it cannot meet, a client holding too
- * many connections), the rate limit, and a failure inside Loom.
- */
-export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
-  'bad_request',
-  'request_timeout',
-  'expectation_failed',
-  'headers_too_large',
-  'rate_limited',
-  'too_many_connections',
-  'internal_error',
-];
 
 /** A Fastify path (`/download/:product`) as an OpenAPI path (`/download/{product}`). */
 function openApiPath(path: string): string {
@@ -78,16 +62,16 @@ export function header(description: string, type: string): Json {
 
 /**
  * One response per status the codes answer with, in status order, each naming its codes (as
- * `spell` writes them, in backquotes) with their meaning, the rate limit headers (and
+ * `spell` writes them, in backquotes) with their meaning on `surface`, the rate limit headers (and
  * Retry-After on 429) and the error schema at `errorRef`.
  */
-export function errorResponses(codes: readonly ErrorCode[], spell: (code: ErrorCode) => string, errorRef: string): Json {
+export function errorResponses(codes: readonly ErrorCode[], surface: Surface, spell: (code: ErrorCode) => string, errorRef: string): Json {
   const responses: Json = {};
   for (const [status, group] of groupByStatus(codes)) {
     const headers = rateLimitHeaders();
     if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     responses[status] = {
-      description: group.map((code) => `\`${spell(code)}\`: ${ERROR_CODES[code].meaning}`).join(' '),
+      description: group.map((code) => `\`${spell(code)}\`: ${meaningOn(code, surface)}`).join(' '),
       headers,
       content: { 'application/json': { schema: { $ref: errorRef } } },
     };

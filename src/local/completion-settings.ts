@@ -1,6 +1,6 @@
 // The completion settings in force in the desktop app: the configuration (flags, environment,
 // config file) overridden by settings.json's `completion`, which can change while Loom runs.
-import type { CompletionConfig } from '../config/load.ts';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import type { CompletionSettings } from './settings.ts';
 
 export function effectiveCompletion(base: CompletionConfig, override: CompletionSettings | undefined): CompletionConfig {

@@ -3,7 +3,8 @@
 import type { ErrorCode } from '../contracts/errors.ts';
 import { localCode, LocalErrorBody, type OpenApiDocument } from '../contracts/local-resources.ts';
 import { bodyOptional, LOCAL_TAGS, localRoutes, type LocalRoute, type LocalRouteAccess } from '../contracts/local-routes.ts';
-import { errorResponses, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, UNIVERSAL_ERRORS, type Json } from '../http/openapi.ts';
+import { errorResponses, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../http/openapi.ts';
+import { UNIVERSAL_ERRORS } from '../contracts/operation-errors.ts';
 
 /**
  * The document for a server on `port` (the one address it names).
@@ -80,7 +81,7 @@ function describeRoute(route: LocalRoute): Json {
     ...(body ? { requestBody: { required: !bodyOptional(route), content: { 'application/json': { schema: plain(body) } } } } : {}),
     responses: {
       [route.success.status]: success,
-      ...errorResponses(localRouteErrors(route), localCode, '#/components/schemas/LocalError'),
+      ...errorResponses(localRouteErrors(route), 'local', localCode, '#/components/schemas/LocalError'),
     },
     'x-loom-limit': route.limit ?? 'default',
     ...(route.emits?.length ? { 'x-loom-emits': [...route.emits] } : {}),

@@ -1,6 +1,7 @@
 // The reference tables of docs/local-api.md, rendered from the local route table. Each table
 // sits between two marker comments (`<!-- generated:NAME -->` … `<!-- /generated:NAME -->`);
-// the prose around them is written by hand. `npm run docs:api` rewrites the tables;
+// the prose around them is written by hand. `npm run docs:api` rewrites the tables
+// (scripts/generated-tables.ts);
 // test/local/reference-docs.test.ts fails when the file and the table disagree.
 import type { TSchema } from 'typebox';
 import { localCode } from '../contracts/local-resources.ts';
@@ -22,26 +23,6 @@ export function localApiTables(): Map<string, string> {
   for (const tag of Object.keys(LOCAL_TAGS) as LocalTag[]) tables.set(tag.toLowerCase(), areaTable(routes.filter((route) => route.tag === tag)));
   tables.set('routes', summaryTable());
   return tables;
-}
-
-/**
- * `markdown` with every marked table replaced by its rendering. Throws on a marker without its
- * end, or a table the markdown has no place for (every table must be shown somewhere).
- *
- * @example
- *   fs.writeFileSync(file, renderLocalApiDocs(fs.readFileSync(file, 'utf8')));
- */
-export function renderLocalApiDocs(markdown: string): string {
-  let text = markdown;
-  for (const [name, table] of localApiTables()) {
-    const begin = `<!-- generated:${name} -->`;
-    const end = `<!-- /generated:${name} -->`;
-    const from = text.indexOf(begin);
-    const to = text.indexOf(end);
-    if (from === -1 || to < from) throw new Error(`docs/local-api.md has no place for the table "${name}": add ${begin} and ${end}.`);
-    text = `${text.slice(0, from + begin.length)}\n${table}\n${text.slice(to)}`;
-  }
-  return text;
 }
 
 function areaTable(area: readonly LocalRoute[]): string {

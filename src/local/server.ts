@@ -1,15 +1,16 @@
 // Composition root of `loom serve`: settings, workspace, documents, events → app → listening on
 // the loopback addresses only.
-import fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { createCompletionEngine } from '../compose/completion.ts';
+import { ResourceStack } from '../compose/resources.ts';
+import { requireFolder } from '../config/folders.ts';
 import type { LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder, acceptsFile, skipsDirectory } from '../core/completion/builtin/index.ts';
 import type { CompletionEngine } from '../core/completion/engine.ts';
-import { createCompletionEngine } from '../core/completion/setup.ts';
 import { WorkspaceLearner } from '../core/completion/workspace-learner.ts';
-import { LoomError } from '../core/errors.ts';
 import { EventBus } from '../core/events/bus.ts';
 import { GitWorkspace } from '../core/git/index.ts';
 import { Documents } from '../core/workspace/documents.ts';
@@ -48,94 +49,103 @@ export interface LocalOptions {
   logDestination?: LogDestination;
 }
 
+/**
+ * Starts the desktop app's local API (`loom serve`) for the configured workspace, on the
+ * loopback addresses only: settings.json, the webhook outbox (SQLite in the data dir), the
+ * builtin model learning the workspace, the app. A start that fails closes what it had opened
+ * and throws: ConfigError for a workspace that is not a folder, SettingsError for a
+ * settings.json it cannot use, CatalogError for a catalog it cannot read, the socket's error
+ * when the port is taken.
+ *
+ * @example
+ * const local = await startLocal(loadConfig({ env: process.env }));
+ * await fetch(`${local.url}/api/editor/file`, { headers: { authorization: `Bearer ${local.token()}` } });
+ * await local.close();
+ */
 export async function startLocal(config: LoomConfig, clock: Clock = systemClock, options: LocalOptions = {}): Promise<RunningLocal> {
-  if (!fs.existsSync(config.local.workspace) || !fs.statSync(config.local.workspace).isDirectory()) {
-    throw new LoomError('validation_error', `The workspace ${config.local.workspace} is not a folder.`);
-  }
+  requireFolder(config.local.workspace, 'The workspace', 'workspace');
+  const catalog = loadCatalog(config.catalog);
   const paths = new WorkspacePaths(config.local.workspace);
   let log: (problems: string[]) => void = () => {};
   const settings = new LiveSettings(config.local.configDir, (problems) => log(problems));
   const bus = new EventBus(clock);
   const documents = new Documents(paths, bus);
-  // The desktop app keeps its outbox in SQLite in the data dir, whatever the hosted store is.
-  const store = await openStore({ dataDir: config.dataDir });
-  const outbox = new WebhookOutbox(store.webhooks, clock);
-  const deliverer = new WebhookDeliverer({ repository: store.webhooks, endpoints: () => settings.current.webhooks ?? [], clock });
-  outbox.onEnqueue(() => deliverer.nudge());
-  // Queued durably before the event counts as emitted (and the request that caused it answers).
-  bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
-  // The builtin model learns the workspace in the background; the server answers meanwhile.
-  const builtinModel = new BuiltinModel();
-  const learner = new WorkspaceLearner(builtinModel, paths.root, {
-    train: (signal) => trainOnFolder(builtinModel, paths.root, { signal }),
-    accepts: acceptsFile,
-    skipsDirectory,
-  });
-  documents.onChange((changed, text) => learner.documentChanged(changed, text));
-  const completionConfig = () => effectiveCompletion(config.completion, settings.current.completion);
-  const engine = createCompletionEngine(
-    { builtin: new BuiltinProvider(builtinModel), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
-    completionConfig,
-  );
-  settings.onChange(() => engine.providers.configure(completionConfig()));
-  let port = config.local.port;
-  const { app, events } = await buildLocalApp({
-    services: {
-      version: LOOM_VERSION,
-      clock,
-      startedAt: clock.now(),
-      events: bus,
-      documents,
-      git: new GitWorkspace({ root: paths.root }),
-      completion: engine,
-      webhooks: outbox,
-    },
-    token: () => settings.current.apiToken,
-    onSettingsChange: (listener) => void settings.onChange(listener),
-    limits: () => ({ ...DEFAULT_LOCAL_LIMITS, ...settings.current.rateLimits }),
-    http: config.http,
-    port: () => port,
-    logLevel: config.logLevel,
-    logDestination: options.logDestination,
-  });
-  log = (problems) => app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
-  // Found when settings and store were opened, before there was a log to tell.
-  for (const warning of [...settings.warnings, ...store.warnings]) app.log.warn(warning);
-  settings.watch();
-  const close = async () => {
-    settings.close();
-    learner.close();
-    await engine.close();
-    events.close();
+  const resources = new ResourceStack();
+  return resources.unwindOnFailure(async () => {
+    // The desktop app keeps its outbox in SQLite in the data dir, whatever the hosted store is.
+    const store = resources.push(await openStore({ dataDir: config.dataDir }));
+    // Closed after the app: its last lines are written.
+    resources.onClose(() => flushLog(options.logDestination));
+    // The app closes here in the order, once the work in flight (below) is stopped: built later,
+    // it is closed through this slot.
+    let app: FastifyInstance | undefined;
+    resources.onClose(() => app?.close());
+    const outbox = new WebhookOutbox(store.webhooks, clock);
+    const deliverer = new WebhookDeliverer({ repository: store.webhooks, endpoints: () => settings.current.webhooks ?? [], clock });
     // A delivery under way may take up to its 15 s timeout; its lease makes it due again after a
     // restart, so shutting down need not wait for it.
-    await Promise.race([deliverer.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    await app.close();
-    await flushLog(options.logDestination);
-    await store.close();
-  };
-  try {
+    resources.onClose(() => Promise.race([deliverer.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]));
+    outbox.onEnqueue(() => deliverer.nudge());
+    // Queued durably before the event counts as emitted (and the request that caused it answers).
+    bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
+    // The builtin model learns the workspace in the background; the server answers meanwhile.
+    const builtinModel = new BuiltinModel();
+    const learner = resources.push(
+      new WorkspaceLearner(builtinModel, paths.root, {
+        train: (signal) => trainOnFolder(builtinModel, paths.root, { signal }),
+        accepts: acceptsFile,
+        skipsDirectory,
+      }),
+    );
+    documents.onChange((changed, text) => learner.documentChanged(changed, text));
+    const completionConfig = () => effectiveCompletion(config.completion, settings.current.completion);
+    const engine = resources.push(createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, completionConfig));
+    settings.onChange(() => engine.providers.configure(completionConfig()));
+    let port = config.local.port;
+    const built = await buildLocalApp({
+      services: {
+        version: LOOM_VERSION,
+        clock,
+        startedAt: clock.now(),
+        events: bus,
+        documents,
+        git: new GitWorkspace({ root: paths.root }),
+        completion: engine,
+        webhooks: outbox,
+      },
+      token: () => settings.current.apiToken,
+      onSettingsChange: (listener) => void settings.onChange(listener),
+      limits: () => ({ ...DEFAULT_LOCAL_LIMITS, ...settings.current.rateLimits }),
+      http: config.http,
+      port: () => port,
+      logLevel: config.logLevel,
+      logDestination: options.logDestination,
+    });
+    app = built.app;
+    const events = resources.push(built.events);
+    log = (problems) => built.app.log.warn({ problems }, 'settings.json is invalid; the last good settings stay in force');
+    // Found when settings and store were opened, before there was a log to tell.
+    for (const warning of [...settings.warnings, ...store.warnings]) built.app.log.warn(warning);
+    settings.watch();
+    resources.push(settings);
     // `localhost` makes Fastify listen on every loopback address it resolves to: 127.0.0.1 and ::1.
-    await app.listen({ port, host: 'localhost' });
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  deliverer.start();
-  learner.start();
-  const address = app.server.address();
-  port = typeof address === 'object' && address ? address.port : port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    token: () => settings.current.apiToken,
-    workspace: paths.root,
-    webhooks: deliverer,
-    events: bus,
-    eventStream: events,
-    completion: { engine, learner, model: builtinModel },
-    openConnections: () => new Promise((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
-    settings,
-    close,
-  };
+    await built.app.listen({ port, host: 'localhost' });
+    deliverer.start();
+    learner.start();
+    const address = built.app.server.address();
+    port = typeof address === 'object' && address ? address.port : port;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      token: () => settings.current.apiToken,
+      workspace: paths.root,
+      webhooks: deliverer,
+      events: bus,
+      eventStream: events,
+      completion: { engine, learner, model: builtinModel },
+      openConnections: () => new Promise((resolve, reject) => built.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+      settings,
+      close: () => resources.close(),
+    };
+  });
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { jsonSyntaxProblem } from '../config/json-syntax.ts';
-import type { CompletionConfig } from '../config/load.ts';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
 import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
@@ -89,7 +89,6 @@ const LocalSettingsSchema = Type.Object(
 );
 
 export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion'> & { completion?: CompletionSettings };
-export type WebhookSettings = Static<typeof WebhookEntry>;
 
 const checkSettings = Compile(LocalSettingsSchema);
 

@@ -48,7 +48,17 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens the database, runs migrations and returns the repositories. */
+/**
+ * Opens the database (PostgreSQL when `databaseUrl` is given, else SQLite in `dataDir`, made
+ * owner-only), runs the migrations and returns the repositories. Throws LoomError
+ * store_unavailable when the database cannot be opened or migrated. Close the store when done.
+ *
+ * @example
+ * const store = await openStore({ dataDir: '/var/lib/loom' });
+ * for (const warning of store.warnings) console.warn(warning);
+ * await store.feedback.list({ limit: 10 });
+ * await store.close();
+ */
 export async function openStore(options: StoreOptions): Promise<Store> {
   let opening: OpenedDatabase | undefined;
   const warnings: string[] = [];

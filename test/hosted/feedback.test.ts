@@ -141,7 +141,7 @@ describe('submitFeedback', () => {
       assert.equal(body.error, 'store_unavailable');
       assert.match(body.message, /nothing was written/);
     } finally {
-      await local.app.close();
+      await local.close();
     }
   });
 });

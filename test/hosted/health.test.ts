@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LOOM_VERSION } from '../../src/config/version.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 
 describe('getHealth', () => {
@@ -14,7 +15,7 @@ describe('getHealth', () => {
     const res = await fetch(`${hosted.url}/api/v1/health`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('api-version'), 'v1');
-    assert.deepEqual(await res.json(), { ok: true, version: '0.0.0-test', uptime: 12.5 });
+    assert.deepEqual(await res.json(), { ok: true, version: LOOM_VERSION, uptime: 12.5 });
   });
 
   it('serves v2 on request, with the store check', async () => {
@@ -46,6 +47,6 @@ describe('getHealth', () => {
     assert.equal(res.status, 200);
     assert.equal(body.ok, false);
     assert.equal(body.checks.store.ok, false);
-    await local.app.close();
+    await local.close();
   });
 });

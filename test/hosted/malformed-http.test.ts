@@ -1,7 +1,7 @@
 // HTTP that is malformed, odd or refused before it reaches an operation still answers in the
 // Error shape {error, message, hint?}, with its own status and code and the RateLimit headers
-// (those written straight to the socket too); under the deprecated /api prefix every answer
-// carries Deprecation, Sunset and Link.
+// (those written straight to the socket too); under the deprecated /api prefix every answer to a
+// request that could be read carries Deprecation, Sunset and Link.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
@@ -82,6 +82,13 @@ describe('malformed HTTP on the hosted server', () => {
         assertErrorShape(response!, JSON.parse(response!.text).error, label);
       });
     }
+
+    it('does not carry them on an answer written before the request could be read (431)', async () => {
+      const [response] = await sendRawBytes(port, `GET /api/health HTTP/1.1\r\n${host}X-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      assert.equal(response!.status, 431);
+      assert.equal(response!.headers.deprecation, undefined);
+      assertErrorShape(response!, 'headers_too_large', '431 under /api');
+    });
 
     it('carries them on a 429 too, and not on versioned paths or the documents served at /api', async () => {
       const limited = await startTestHosted({ rateLimit: { max: 1, windowSeconds: 60 } });

@@ -207,8 +207,8 @@ describe('rate limit', () => {
     const service = await redisClient(t);
     if (!service) return;
     const limits = { max: 3, windowSeconds: 60 };
-    const a = await startTestHosted({ rateLimit: limits, redis: service.redis, redisPrefix: service.prefix });
-    const b = await startTestHosted({ rateLimit: limits, redis: service.redis, redisPrefix: service.prefix });
+    const a = await startTestHosted({ rateLimit: limits, redisUrl: service.url, redisPrefix: service.prefix });
+    const b = await startTestHosted({ rateLimit: limits, redisUrl: service.url, redisPrefix: service.prefix });
     try {
       const seen = [];
       for (const base of [a.url, b.url, a.url, b.url]) {
@@ -232,16 +232,13 @@ describe('rate limit', () => {
   });
 
   it('keeps limiting in memory, without 5xx, when Redis is unreachable', async () => {
-    const { connectRedis } = await import('../../src/hosted/server.ts');
-    const redis = connectRedis('redis://127.0.0.1:1');
-    const hosted = await startTestHosted({ rateLimit: { max: 2, windowSeconds: 60 }, redis });
+    const hosted = await startTestHosted({ rateLimit: { max: 2, windowSeconds: 60 }, redisUrl: 'redis://127.0.0.1:1' });
     try {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await fetch(`${hosted.url}/api/v1/health`)).status);
       assert.deepEqual(statuses, [200, 200, 429]);
     } finally {
       await hosted.close();
-      redis.disconnect();
     }
   });
 });

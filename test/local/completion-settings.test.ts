@@ -2,7 +2,7 @@
 // overrides the configuration.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CompletionConfig } from '../../src/config/load.ts';
+import type { CompletionConfig } from '../../src/core/completion/config.ts';
 import { effectiveCompletion } from '../../src/local/completion-settings.ts';
 import { parseSettings } from '../../src/local/settings.ts';
 

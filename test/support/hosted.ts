@@ -1,29 +1,24 @@
-// Starts the real hosted app on 127.0.0.1:0 with a fresh SQLite (or a given PostgreSQL)
-// store, a manual clock and no logs, for tests that talk to it over HTTP.
+// Starts the hosted server on 127.0.0.1:0 through startHosted, the function `loom hosted` uses,
+// from a config file of the test's settings: a fresh SQLite (or a given PostgreSQL) store, a
+// manual clock and no logs, for tests that talk to it over HTTP.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { ConnectionLimits, TrustProxy } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
-import { loadCatalog } from '../../src/core/catalog/load.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
-import { FeedbackService } from '../../src/core/feedback/feedback.ts';
-import { CodeHostProvider, type SignInProvider } from '../../src/core/identity/codehost.ts';
-import { OidcProvider } from '../../src/core/identity/oidc.ts';
-import { ModelLibrary } from '../../src/core/models/library.ts';
-import { BuiltinModel, BuiltinProvider } from '../../src/core/completion/builtin/index.ts';
+import type { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
+import type { CompletionConfig } from '../../src/core/completion/config.ts';
 import type { CompletionEngine } from '../../src/core/completion/engine.ts';
-import { createCompletionEngine } from '../../src/core/completion/setup.ts';
-import { defaultConnectionLimits, type CompletionConfig, type ConnectionLimits } from '../../src/config/load.ts';
-import { createIdentity, type Identity } from '../../src/core/identity/index.ts';
-import { MutableServiceUrls } from '../../src/core/urls.ts';
-import { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
-import { buildHostedApp, type HostedAppOptions } from '../../src/hosted/app.ts';
-import { openStore, type Store } from '../../src/store/index.ts';
+import type { Identity } from '../../src/core/identity/index.ts';
+import type { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
+import { startHosted } from '../../src/hosted/server.ts';
+import type { Store } from '../../src/store/index.ts';
+import { testConfig } from './config.ts';
 import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
 
 export interface TestHostedOptions {
+  /** The catalog to serve (written to a file the config names); the shipped one by default. */
   catalog?: Catalog;
   /** The models folder `GET /models` reports `installed` from; by default `models` in the temporary data dir. */
   modelsDir?: string;
@@ -33,9 +28,10 @@ export interface TestHostedOptions {
   databaseUrl?: string;
   rateLimit?: { max: number; windowSeconds: number };
   upstream?: { timeoutMs: number; cacheSeconds: number };
-  redis?: Redis;
+  /** Rate limits counted in this Redis, under this key prefix (tests sharing one Redis keep apart with it). */
+  redisUrl?: string;
   redisPrefix?: string;
-  trustProxy?: HostedAppOptions['trustProxy'];
+  trustProxy?: TrustProxy;
   bodyLimit?: number;
   /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
   http?: Partial<ConnectionLimits>;
@@ -43,15 +39,16 @@ export interface TestHostedOptions {
   publicUrl?: string;
   authUrl?: string;
   /** Sign-in through a code host at these addresses (a fake one on loopback in tests). */
-  codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string; timeoutMs?: number };
+  codehost?: { url: string; apiUrl: string; clientId?: string; clientSecret?: string };
   /** Sign-in through an OpenID Connect provider (a fake one on loopback in tests). */
-  oidc?: { issuer: string; clientId: string; clientSecret: string; timeoutMs?: number };
+  oidc?: { issuer: string; clientId: string; clientSecret: string };
+  /** Time a sign-in provider has to answer each call (10 s by default). */
+  signInTimeoutMs?: number;
   clock?: ManualClock;
 }
 
 export interface TestHosted {
   url: string;
-  app: FastifyInstance;
   store: Store;
   identity: Identity;
   clock: ManualClock;
@@ -65,71 +62,60 @@ export interface TestHosted {
 export async function startTestHosted(options: TestHostedOptions = {}): Promise<TestHosted> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-test-'));
   const clock = options.clock ?? new ManualClock();
-  const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
-  const urls = new MutableServiceUrls(options.publicUrl ?? 'http://127.0.0.1', options.authUrl);
-  const providers: SignInProvider[] = [];
-  if (options.codehost) {
-    providers.push(
-      new CodeHostProvider({
-        clientId: options.codehost.clientId ?? 'codehost-client',
-        clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
-        webUrl: options.codehost.url,
-        apiUrl: options.codehost.apiUrl,
-        timeoutMs: options.codehost.timeoutMs,
-      }),
-    );
-  }
-  if (options.oidc) providers.push(new OidcProvider(options.oidc));
-  const identity = await createIdentity(store, { urls, providers, clock });
-  const catalog = options.catalog ?? loadCatalog();
-  const modelsDir = options.modelsDir ?? path.join(dataDir, 'models');
-  const completionConfig: CompletionConfig = { provider: 'builtin', timeoutMs: COMPLETION_TIME_LIMIT_MS, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, ...options.completion };
-  const completion = createCompletionEngine(
-    { builtin: new BuiltinProvider(options.builtinModel ?? new BuiltinModel()), catalog, modelsDir },
-    () => completionConfig,
-  );
-  const releases = new ReleaseChecker({ ...(options.upstream ?? { timeoutMs: 30_000, cacheSeconds: 60 }), clock });
-  const app = await buildHostedApp({
-    services: {
-      catalog,
-      models: new ModelLibrary(catalog, modelsDir),
-      completion,
-      releases,
-      feedback: new FeedbackService(store.feedback, clock),
-      health: { version: '0.0.0-test', startedAt: clock.now(), clock, pingStore: () => store.ping() },
-      identity,
-    },
-    version: '0.0.0-test',
-    urls,
-    rateLimit: options.rateLimit ?? { max: 1000, windowSeconds: 60 },
-    trustProxy: options.trustProxy ?? false,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    http: { ...defaultConnectionLimits(), maxConnectionsPerClient: 1024, ...options.http },
+  const { gguf, openai, ...completion } = options.completion ?? {};
+  const config = testConfig(dataDir, {
+    dataDir,
+    hosted: { port: 0, host: '127.0.0.1' },
     logLevel: 'silent',
-    clock,
-    redis: options.redis,
-    redisPrefix: options.redisPrefix,
+    publicUrl: options.publicUrl,
+    authUrl: options.authUrl,
+    databaseUrl: options.databaseUrl,
+    redisUrl: options.redisUrl,
+    catalog: options.catalog && writeCatalog(dataDir, options.catalog),
+    modelsDir: options.modelsDir,
+    rateLimit: options.rateLimit ?? { max: 1000, windowSeconds: 60 },
+    upstream: options.upstream,
+    trustProxy: options.trustProxy,
+    bodyLimit: options.bodyLimit,
+    http: { maxConnectionsPerClient: 1024, ...options.http },
+    codehost: options.codehost && {
+      clientId: options.codehost.clientId ?? 'codehost-client',
+      clientSecret: options.codehost.clientSecret ?? 'codehost-secret',
+      url: options.codehost.url,
+      apiUrl: options.codehost.apiUrl,
+    },
+    oidc: options.oidc,
+    completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS, ...completion },
+    gguf,
+    openai,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  if (!options.publicUrl) urls.publicUrl = `http://127.0.0.1:${port}`;
+  const hosted = await startHosted(config, clock, {
+    builtinModel: options.builtinModel,
+    redisPrefix: options.redisPrefix,
+    signInTimeoutMs: options.signInTimeoutMs,
+  }).catch((error: unknown) => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   return {
-    url: `http://127.0.0.1:${port}`,
-    app,
-    store,
-    identity,
+    url: hosted.url,
+    store: hosted.store,
+    identity: hosted.services.identity,
     clock,
     dataDir,
-    completion,
-    releases,
+    completion: hosted.services.completion,
+    releases: hosted.services.releases,
     async close() {
-      await app.close();
-      await completion.close();
-      await store.close();
+      await hosted.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function writeCatalog(dir: string, catalog: Catalog): string {
+  const file = path.join(dir, 'catalog.json');
+  fs.writeFileSync(file, JSON.stringify(catalog));
+  return file;
 }
 
 /** POSTs JSON (or any raw body with the given content type). */

@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type ConnectionLimits } from '../../src/config/load.ts';
+import type { ConnectionLimits } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { LogDestination } from '../../src/http/log-destination.ts';
 import { startLocal, type RunningLocal } from '../../src/local/server.ts';
+import { testConfig } from './config.ts';
 import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
 
 export interface TestLocal extends RunningLocal {
@@ -44,9 +45,14 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
   }
   if (options.settings) fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(options.settings), { mode: 0o600 });
   const clock = options.clock ?? new ManualClock();
-  const config = loadConfig({
-    env: {},
-    configFile: writeConfig(dataDir, { workspace, configDir, dataDir, local: { port: 0 }, logLevel: options.log ? 'info' : 'silent', completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS }, http: { maxConnectionsPerClient: 1024, ...options.http } }),
+  const config = testConfig(dataDir, {
+    workspace,
+    configDir,
+    dataDir,
+    local: { port: 0 },
+    logLevel: options.log ? 'info' : 'silent',
+    completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS },
+    http: { maxConnectionsPerClient: 1024, ...options.http },
   });
   const local = await startLocal(config, clock, { logDestination: options.log });
   return {
@@ -93,10 +99,4 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
       if (!options.workspace) fs.rmSync(workspace, { recursive: true, force: true });
     },
   };
-}
-
-function writeConfig(dir: string, config: Record<string, unknown>): string {
-  const file = path.join(dir, 'loom-test-config.json');
-  fs.writeFileSync(file, JSON.stringify(config));
-  return file;
 }

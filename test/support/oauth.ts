@@ -9,7 +9,7 @@ import type { TestHosted } from './hosted.ts';
 
 export const FORM = 'application/x-www-form-urlencoded';
 
-/** The nine scopes of interface.md's "Authentication" section, written out by hand. */
+/** The nine scopes of docs/auth.md's "Scopes", written out by hand. */
 export const INTERFACE_SCOPES = [
   'openid',
   'profile',

@@ -160,7 +160,7 @@ function scopeList(value: string, previous?: string): string {
 
 function loopbackPort(value: string): number {
   const n = Number(value);
-  // The server takes callback ports of 4 or 5 digits from 1024 up (interface.md, Limits).
+  // The server takes callback ports from 1024 to 65535 (docs/auth.md, "Signing in from the CLI or the desktop app").
   if (!/^\d+$/.test(value) || n < 1024 || n > 65535) throw new InvalidArgumentError('a port from 1024 to 65535');
   return n;
 }

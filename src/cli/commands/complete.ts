@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
+import { createCompletionEngine } from '../../compose/completion.ts';
 import { loadCatalog } from '../../core/catalog/load.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../../core/completion/builtin/index.ts';
-import { createCompletionEngine } from '../../core/completion/setup.ts';
 import { detectLanguage } from '../../core/workspace/language.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';

@@ -1,14 +1,14 @@
 // The providers a server offers and which one answers by default, built from the completion
 // settings. Reconfiguring (a settings.json edit in the desktop app) swaps providers in place:
 // nothing else restarts, and a provider whose settings did not change keeps its loaded model.
-import type { CompletionConfig } from '../../config/load.ts';
+import type { CompletionConfig, GgufSettings, OpenAiSettings } from './config.ts';
 import { LoomError } from '../errors.ts';
 import type { ChatProvider } from './chat.ts';
 import type { CompletionProvider, ProviderKind } from './provider.ts';
 
 export interface ProviderFactories {
-  gguf(settings: NonNullable<CompletionConfig['gguf']>): CompletionProvider;
-  openai(settings: NonNullable<CompletionConfig['openai']>): CompletionProvider;
+  gguf(settings: GgufSettings): CompletionProvider;
+  openai(settings: OpenAiSettings): CompletionProvider;
 }
 
 interface Slot {

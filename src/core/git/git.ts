@@ -1,6 +1,6 @@
 // The git operations of the local API (status, branches, commit, push, pull) over one
 // workspace folder. git is spawned directly, never through a shell; user input never becomes
-// an option (SECURITY.md, local server 5): paths go after `--` as literal pathspecs, branch and
+// an option (docs/security.md, "Git"): paths go after `--` as literal pathspecs, branch and
 // remote names are validated and remotes must be configured ones; the ext:: transport is off.
 import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';

@@ -24,7 +24,6 @@ export function checkBranchName(name: unknown, field = 'branch'): string {
   if (name.length > MAX_NAME_LENGTH) throw bad(`longer than ${MAX_NAME_LENGTH} characters`);
   if (name.startsWith('-')) throw bad('it starts with "-"');
   if (name === 'HEAD' || name === '@') throw bad('it is reserved');
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) throw bad('it contains a space, a control character or one of ~ ^ : ? * [ \\');
   if (name.includes('..')) throw bad('it contains ".."');
   if (name.includes('@{')) throw bad('it contains "@{"');

@@ -49,6 +49,15 @@ export interface Identity {
   urls: ServiceUrls;
 }
 
+/**
+ * Everything about who is who, over the store's repositories: signing keys (made on first
+ * start), tokens, OAuth clients and the authorization server, users and their sign-ins through
+ * the configured providers, dashboard sessions and API keys.
+ *
+ * @example
+ * const identity = await createIdentity(store, { urls, providers: [], clock: systemClock });
+ * const principal = await identity.tokens.verify(bearerToken);
+ */
 export async function createIdentity(repositories: IdentityRepositories, options: IdentityOptions): Promise<Identity> {
   const { clock } = options;
   const keys = new SigningKeys(repositories.signingKeys, clock);

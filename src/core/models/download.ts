@@ -100,146 +100,232 @@ interface HashCache {
   bytes?: number;
 }
 
-async function attemptDownload(
-  options: DownloadOptions,
-  partial: string,
-  cache: HashCache,
-  started: (resumedFrom: number) => void,
-): Promise<Omit<DownloadResult, 'resumedFrom'>> {
-  const { url, size: expectedSize, signal } = options;
-  const host = hostOf(url);
-  let have = fs.statSync(partial, { throwIfNoEntry: false })?.size ?? 0;
-  if (expectedSize !== undefined && have > expectedSize) {
-    await fsp.rm(partial, { force: true });
-    have = 0;
-  }
-  let hash: Hash;
-  if (have > 0 && cache.hash && cache.bytes === have) hash = cache.hash;
-  else hash = await hashFile(partial, have, signal);
-  cache.hash = hash;
-  cache.bytes = have;
+/** Where a transfer starts: the bytes already in the partial file, and their hash so far. */
+interface ResumePoint {
+  have: number;
+  hash: Hash;
+}
 
-  if (expectedSize !== undefined && have === expectedSize) {
-    // Complete from an earlier run that stopped before the rename.
-    started(have);
-    return finish(options, partial, hash, have);
+/** A transfer under way: the answer whose body brings the bytes after `have`. */
+interface Transfer extends ResumePoint {
+  response: Response;
+}
+
+type AttemptResult = Omit<DownloadResult, 'resumedFrom'>;
+
+/** One try at the transfer; `started` hears how many bytes it resumed from. */
+function attemptDownload(options: DownloadOptions, partial: string, cache: HashCache, started: (resumedFrom: number) => void): Promise<AttemptResult> {
+  return new DownloadAttempt(options, partial, cache, started).run();
+}
+
+/**
+ * One try at the transfer: resume from what the partial file holds, ask the server for the
+ * rest, write and hash it as it arrives, then check and rename the whole (`finish`). A failure
+ * is thrown as a DownloadError whose `retryable` says whether downloadFile tries again.
+ */
+class DownloadAttempt {
+  private readonly host: string;
+  private readonly stall: StallWatch;
+  /** The server answered: a failure from then on broke a connection that worked. */
+  private answered = false;
+  /** Bytes in the partial file, and the whole file's length when known (for messages and progress). */
+  private done = 0;
+  private total?: number;
+  private handle?: fsp.FileHandle;
+
+  constructor(
+    private readonly options: DownloadOptions,
+    private readonly partial: string,
+    private readonly cache: HashCache,
+    private readonly started: (resumedFrom: number) => void,
+  ) {
+    this.host = hostOf(options.url);
+    this.stall = new StallWatch(options.stallTimeoutMs ?? 30_000, this.host, options.signal);
+    this.total = options.size;
   }
 
-  const stall = options.stallTimeoutMs ?? 30_000;
-  const inner = new AbortController();
-  const stalled = () => inner.abort(new DownloadError('stalled', `No data from ${host} for ${Math.round(stall / 1000)} s; the transfer was cut.`, true));
-  let timer = setTimeout(stalled, stall);
-  const kick = () => {
-    clearTimeout(timer);
-    timer = setTimeout(stalled, stall);
-  };
-  const combined = signal ? AbortSignal.any([signal, inner.signal]) : inner.signal;
-  const failure = (error: unknown, done: number, total: number | undefined): unknown => {
-    if (signal?.aborted) return signal.reason;
-    if (inner.signal.aborted) return inner.signal.reason;
-    if (error instanceof DownloadError) return error;
-    if (!answered) {
-      // Refused, an unknown host or a URL fetch will not use (no system error code): retrying at once will not help.
-      const code = fetchFailureCode(error);
-      const permanent = code === undefined || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
-      return new DownloadError('network', `Cannot reach ${host}: ${describeFetchFailure(error)}.`, !permanent);
+  async run(): Promise<AttemptResult> {
+    const start = await this.resumePoint();
+    this.done = start.have;
+    if (this.options.size !== undefined && start.have === this.options.size) {
+      // Complete from an earlier run that stopped before the rename.
+      this.started(start.have);
+      return finish(this.options, this.partial, start.hash, start.have);
     }
-    const of = total !== undefined ? ` of ${total}` : '';
-    return new DownloadError('network', `The connection to ${host} broke after ${done}${of} bytes: ${describeFetchFailure(error)}.`, true);
-  };
-  let answered = false;
-
-  let handle: fsp.FileHandle | undefined;
-  let done = have;
-  let total: number | undefined = expectedSize;
-  try {
-    let response = await request(url, have, options.headers, combined).catch((error) => {
-      throw failure(error, done, total);
-    });
-    answered = true;
-    kick();
-
-    if (response.status === 416 && have > 0) {
-      // Nothing after `have`: complete when the server's length is what we hold; else start over.
-      const length = /^bytes \*\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1];
-      await response.body?.cancel().catch(() => {});
-      if (length !== undefined && Number(length) === have) {
-        started(have);
-        clearTimeout(timer);
-        return finish(options, partial, hash, have);
+    this.stall.start();
+    try {
+      const transfer = await this.open(start);
+      if (transfer === 'complete') {
+        this.started(start.have);
+        this.stall.stop();
+        return await finish(this.options, this.partial, start.hash, start.have);
       }
-      ({ response, have, hash } = await restart(url, partial, options.headers, combined));
-    } else if (response.status === 206) {
-      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-      if (!range || Number(range[1]) !== have) {
-        await response.body?.cancel().catch(() => {});
-        ({ response, have, hash } = await restart(url, partial, options.headers, combined));
-      } else if (range[3] !== '*') {
-        total = Number(range[3]);
+      return await this.receive(transfer);
+    } catch (error) {
+      throw await this.failure(error);
+    } finally {
+      this.stall.stop();
+      if (this.handle) {
+        // Keep what arrived for a resume: flush it so the next run's size is the truth.
+        await this.handle.sync().catch(() => {});
+        await this.handle.close().catch(() => {});
       }
-    } else if (response.status === 200 && have > 0) {
-      // The server ignored Range: what it sends is the whole file.
+    }
+  }
+
+  /** What the partial file already holds (none when it is longer than the file can be), and its hash. */
+  private async resumePoint(): Promise<ResumePoint> {
+    const { size: expectedSize, signal } = this.options;
+    let have = fs.statSync(this.partial, { throwIfNoEntry: false })?.size ?? 0;
+    if (expectedSize !== undefined && have > expectedSize) {
+      await fsp.rm(this.partial, { force: true });
       have = 0;
-      hash = createHash('sha256');
     }
+    const hash = have > 0 && this.cache.hash && this.cache.bytes === have ? this.cache.hash : await hashFile(this.partial, have, signal);
+    this.cache.hash = hash;
+    this.cache.bytes = have;
+    return { have, hash };
+  }
+
+  /**
+   * Asks for the bytes after `have` and reads how the server answered: a 206 for exactly those
+   * bytes resumes; a 200 (Range ignored) or a 206 for other bytes starts over; a 416 means
+   * nothing follows, so the partial is complete when the server's length is what it holds, and
+   * starts over otherwise. Any other status is an 'http' failure (retryable for 5xx, 408, 429),
+   * and a length other than the catalog's a 'size' one.
+   */
+  private async open(start: ResumePoint): Promise<Transfer | 'complete'> {
+    const { url, headers, size: expectedSize } = this.options;
+    let transfer: Transfer = { ...start, response: await request(url, start.have, headers, this.stall.signal) };
+    this.answered = true;
+    this.stall.kick();
+    const { status } = transfer.response;
+    if (status === 416 && start.have > 0) {
+      const length = /^bytes \*\/(\d+)$/.exec(transfer.response.headers.get('content-range') ?? '')?.[1];
+      await discardBody(transfer.response);
+      if (length !== undefined && Number(length) === start.have) return 'complete';
+      transfer = await restart(url, this.partial, headers, this.stall.signal);
+    } else if (status === 206) {
+      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(transfer.response.headers.get('content-range') ?? '');
+      if (!range || Number(range[1]) !== start.have) {
+        await discardBody(transfer.response);
+        transfer = await restart(url, this.partial, headers, this.stall.signal);
+      } else if (range[3] !== '*') {
+        this.total = Number(range[3]);
+      }
+    } else if (status === 200 && start.have > 0) {
+      // The server ignored Range: what it sends is the whole file.
+      transfer = { ...transfer, have: 0, hash: createHash('sha256') };
+    }
+    const { response } = transfer;
     if (response.status !== 200 && response.status !== 206) {
-      await response.body?.cancel().catch(() => {});
+      await discardBody(response);
       const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
-      throw new DownloadError('http', `${host} answered HTTP ${response.status} for ${url}.`, retryable);
+      throw new DownloadError('http', `${this.host} answered HTTP ${response.status} for ${url}.`, retryable);
     }
     if (response.status === 200) {
       const length = response.headers.get('content-length');
-      total = length !== null && /^\d+$/.test(length) ? Number(length) : expectedSize;
+      this.total = length !== null && /^\d+$/.test(length) ? Number(length) : expectedSize;
     }
-    if (expectedSize !== undefined && total !== undefined && total !== expectedSize) {
-      await response.body?.cancel().catch(() => {});
-      await fsp.rm(partial, { force: true });
-      cache.hash = undefined;
-      throw new DownloadError('size', `${host} serves ${total} bytes for ${url}, but the catalog says ${expectedSize}; nothing was kept.`);
+    if (expectedSize !== undefined && this.total !== undefined && this.total !== expectedSize) {
+      await discardBody(response);
+      throw new DownloadError('size', `${this.host} serves ${this.total} bytes for ${url}, but the catalog says ${expectedSize}; nothing was kept.`);
     }
-    if (!response.body) throw new DownloadError('network', `${host} sent no body for ${url}.`, true);
+    return transfer;
+  }
 
-    started(have);
-    cache.hash = hash;
-    cache.bytes = have;
-    done = have;
-    handle = await fsp.open(partial, have > 0 ? 'r+' : 'w');
-    options.onProgress?.({ done, total, resumedFrom: have });
+  /** Writes the body into the partial file after what it holds, hashing and reporting as it goes, then finishes. */
+  private async receive({ response, have, hash }: Transfer): Promise<AttemptResult> {
+    const { url, size: expectedSize, onProgress } = this.options;
+    if (!response.body) throw new DownloadError('network', `${this.host} sent no body for ${url}.`, true);
+    this.started(have);
+    this.cache.hash = hash;
+    this.cache.bytes = have;
+    this.done = have;
+    this.handle = await fsp.open(this.partial, have > 0 ? 'r+' : 'w');
+    onProgress?.({ done: this.done, total: this.total, resumedFrom: have });
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      kick();
-      if (expectedSize !== undefined && done + chunk.byteLength > expectedSize) {
-        throw new DownloadError('size', `${host} sent more than the ${expectedSize} bytes the catalog gives for ${url}.`);
+      this.stall.kick();
+      if (expectedSize !== undefined && this.done + chunk.byteLength > expectedSize) {
+        throw new DownloadError('size', `${this.host} sent more than the ${expectedSize} bytes the catalog gives for ${url}.`);
       }
-      await handle.write(chunk, 0, chunk.byteLength, done);
+      await this.handle.write(chunk, 0, chunk.byteLength, this.done);
       hash.update(chunk);
-      done += chunk.byteLength;
-      cache.bytes = done;
-      options.onProgress?.({ done, total, resumedFrom: have });
+      this.done += chunk.byteLength;
+      this.cache.bytes = this.done;
+      onProgress?.({ done: this.done, total: this.total, resumedFrom: have });
     }
-    clearTimeout(timer);
-    if (total !== undefined && done < total) {
-      throw new DownloadError('network', `The connection to ${host} closed after ${done} of ${total} bytes.`, true);
+    this.stall.stop();
+    if (this.total !== undefined && this.done < this.total) {
+      throw new DownloadError('network', `The connection to ${this.host} closed after ${this.done} of ${this.total} bytes.`, true);
     }
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    return await finish(options, partial, hash, done);
-  } catch (error) {
-    const reported = failure(error, done, total);
+    await this.handle.sync();
+    await this.handle.close();
+    this.handle = undefined;
+    return finish(this.options, this.partial, hash, this.done);
+  }
+
+  /**
+   * What a failed attempt reports: the caller's abort or the stall as they are, a DownloadError
+   * as it is, anything else as a 'network' failure (retryable, except a refused connection or an
+   * unknown host before any answer). A 'size' failure deletes the partial: it is not the file.
+   */
+  private async failure(error: unknown): Promise<unknown> {
+    const reported = this.classify(error);
     if (reported instanceof DownloadError && reported.reason === 'size') {
-      await handle?.close().catch(() => {});
-      handle = undefined;
-      await fsp.rm(partial, { force: true });
-      cache.hash = undefined;
+      await this.handle?.close().catch(() => {});
+      this.handle = undefined;
+      await fsp.rm(this.partial, { force: true });
+      this.cache.hash = undefined;
     }
-    throw reported;
-  } finally {
-    clearTimeout(timer);
-    if (handle) {
-      // Keep what arrived for a resume: flush it so the next run's size is the truth.
-      await handle.sync().catch(() => {});
-      await handle.close().catch(() => {});
+    return reported;
+  }
+
+  private classify(error: unknown): unknown {
+    const { signal } = this.options;
+    if (signal?.aborted) return signal.reason;
+    if (this.stall.signal.aborted) return this.stall.signal.reason;
+    if (error instanceof DownloadError) return error;
+    if (!this.answered) {
+      // Refused, an unknown host or a URL fetch will not use (no system error code): retrying at once will not help.
+      const code = fetchFailureCode(error);
+      const permanent = code === undefined || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
+      return new DownloadError('network', `Cannot reach ${this.host}: ${describeFetchFailure(error)}.`, !permanent);
     }
+    const of = this.total !== undefined ? ` of ${this.total}` : '';
+    return new DownloadError('network', `The connection to ${this.host} broke after ${this.done}${of} bytes: ${describeFetchFailure(error)}.`, true);
+  }
+}
+
+/**
+ * Cuts a transfer that delivers nothing (headers included) for `ms`: `signal` aborts with a
+ * retryable 'stalled' DownloadError, or with the caller's reason when the caller aborts. Every
+ * `kick()` (an answer, a chunk) starts the wait again.
+ */
+class StallWatch {
+  readonly signal: AbortSignal;
+  private readonly cut = new AbortController();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ms: number,
+    private readonly host: string,
+    outer?: AbortSignal,
+  ) {
+    this.signal = outer ? AbortSignal.any([outer, this.cut.signal]) : this.cut.signal;
+  }
+
+  start(): void {
+    this.kick();
+  }
+
+  kick(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.cut.abort(new DownloadError('stalled', `No data from ${this.host} for ${Math.round(this.ms / 1000)} s; the transfer was cut.`, true)), this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
   }
 }
 
@@ -270,10 +356,15 @@ async function finish(options: DownloadOptions, partial: string, hash: Hash, siz
 }
 
 /** A fresh request without Range, the partial emptied. */
-async function restart(url: string, partial: string, headers: Record<string, string> | undefined, signal: AbortSignal) {
+async function restart(url: string, partial: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<Transfer> {
   await fsp.rm(partial, { force: true });
   const response = await request(url, 0, headers, signal);
   return { response, have: 0, hash: createHash('sha256') };
+}
+
+/** Lets go of an answer whose body will not be read. */
+async function discardBody(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => {});
 }
 
 function request(url: string, from: number, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {

@@ -1,10 +1,10 @@
 // Every path an edit, an agent or a glob touches must resolve inside the workspace, symlinks
-// included (SECURITY.md, local server 4), and nothing Loom writes lands in a protected path
-// (local server 6: git directories and .loom, see protected.ts). This class is the one gate:
-// reads resolve through `resolve`, and every write into the workspace — the editor's save
-// now, agents' create, delete and rename next — goes through `writeFile`, `remove` or
-// `rename`, which check and write in one synchronous step, so no other request can change
-// the path in between. No workspace configured means refuse.
+// included, and nothing Loom writes lands in a protected path: git directories and .loom, see
+// protected.ts (docs/security.md, "Writes into the workspace, and protected paths"). This
+// class is the one gate: reads resolve through `resolve`, and every write into the
+// workspace — the editor's save now, agents' create, delete and rename next — goes through
+// `writeFile`, `remove` or `rename`, which check and write in one synchronous step, so no
+// other request can change the path in between. No workspace configured means refuse.
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoomError } from '../errors.ts';

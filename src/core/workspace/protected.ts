@@ -1,4 +1,4 @@
-// Protected paths (SECURITY.md, local server 6): what git or the app would run or trust, so
+// Protected paths (docs/security.md, "Writes into the workspace, and protected paths"): what git or the app would run or trust, so
 // that nothing Loom writes on a client's or a model's behalf may land there.
 //
 // - A git directory: a folder named `.git`, or any folder git would take as a repository's

@@ -1,43 +1,29 @@
 // The OpenAPI 3.1 document, derived from the operation table.
 import type { TSchema } from 'typebox';
 import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
-import type { ErrorCode } from '../../contracts/errors.ts';
+import { operationErrors, UNIVERSAL_ERRORS } from '../../contracts/operation-errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
 import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
-import { errorResponses, header, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, UNIVERSAL_ERRORS, type Json } from '../../http/openapi.ts';
+import { errorResponses, header, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../../http/openapi.ts';
 
-/**
- * What the credentials check (plugins/authenticate.ts) answers for an operation, derived from
- * its `auth`: a token in the query string is refused everywhere; a presented token is verified
- * wherever tokens are accepted, even where none is required; no credentials where some are
- * required is unauthorized; a token without the operation's scope is insufficient_scope;
- * Basic client credentials that do not parse are invalid_client.
- */
-function authErrors(auth: OperationAuth): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request'];
-  if (auth.oauth2?.length || auth.bearer) codes.push('invalid_token');
-  if (!auth.anonymous) codes.push('unauthorized');
-  if (auth.oauth2?.length) codes.push('insufficient_scope');
-  if (auth.clientBasic) codes.push('invalid_client');
-  return codes;
-}
-
+/** The OpenAPI 3.1 document of the hosted API, its links under `publicUrl` and its OAuth endpoints under `issuer`. */
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
+  // What the API offers is said by its operations' tags, so that it never promises more.
+  const tags = [...new Set(operations.map((o) => o.tag))];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Loom hosted API',
       version,
-      description:
-        'The hosted API of Loom, an open, self-hostable AI code editor: downloads, models, feedback, sign-in, composer sessions and tab completion. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; every error has the Error shape. The unversioned path /api is a deprecated alias of /api/v1.',
+      description: `The hosted API of Loom, an open, self-hostable AI code editor. Its operations, by tag: ${tags.join(', ')}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; every error has the Error shape. The unversioned path /api is a deprecated alias of /api/v1.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
       { url: publicUrl + API_PREFIX, description: 'Loom API (v1)' },
       { url: publicUrl + DOCS_MIRROR_PREFIX, description: 'Docs mirror of v1, same paths' },
     ],
-    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
+    tags: tags.map((name) => ({ name })),
     paths: pathsOf(operations, describeOperation),
     components: {
       schemas: { Error: plain(ErrorBody) },
@@ -79,12 +65,7 @@ function describeOperation(operation: AnyOperation): Json {
       ...(redirect ? {} : { content: { 'application/json': { schema: plain(operation.success.schema) } } }),
     },
   };
-  // A path segment longer than the router takes is uri_too_long (app.ts, maxParamLength).
-  const pathErrors: ErrorCode[] = request.params ? ['uri_too_long'] : [];
-  Object.assign(
-    responses,
-    errorResponses([...operation.errors, ...authErrors(operation.auth), ...pathErrors, ...UNIVERSAL_ERRORS], (code) => code, '#/components/schemas/Error'),
-  );
+  Object.assign(responses, errorResponses([...operationErrors(operation), ...UNIVERSAL_ERRORS], 'hosted', (code) => code, '#/components/schemas/Error'));
   return {
     operationId: operation.operationId,
     summary: operation.summary,

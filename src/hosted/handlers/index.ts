@@ -41,6 +41,15 @@ export interface HandlerServices {
   completion: CompletionEngine;
 }
 
+/**
+ * One handler per operation of the table, by operationId: typed input and a context in, the
+ * operation's answer out. The routes (routes/operations.ts) call them; so can anything else
+ * that serves the operations.
+ *
+ * @example
+ * const handlers = createHandlers(services);
+ * const { models } = await handlers.listModels({ params: undefined, query: undefined, body: undefined }, context);
+ */
 export function createHandlers(services: HandlerServices): Handlers {
   const { identity } = services;
   return {

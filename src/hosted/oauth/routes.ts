@@ -14,6 +14,12 @@ import { authorizationServerMetadata, JWKS_PATH, protectedResourceMetadata } fro
 
 type Query = Record<string, string | undefined>;
 
+/**
+ * The OAuth routes that are not operations of the table: `/auth/authorize` (its errors are
+ * pages, never redirects), the sign-in providers' callbacks `/auth/{provider}/callback`, and
+ * the discovery documents (`/.well-known/oauth-authorization-server`, `openid-configuration`,
+ * `oauth-protected-resource`, the JWKS). The token endpoint is an operation (exchangeToken).
+ */
 export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): void {
   const { urls } = identity;
   const showError = (reply: FastifyReply, status: number, title: string, message: string) =>

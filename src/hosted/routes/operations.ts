@@ -36,6 +36,13 @@ declare module 'fastify' {
 /** Throws, or rejects, with the error a request gets before its body is read; sync when no credentials are checked. */
 export type PrepareOperation = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 
+/**
+ * Mounts every operation of the table (src/contracts/operations.ts) at each prefix (and its
+ * aliases), each route calling the handler named after its operationId.
+ *
+ * @example
+ * registerOperationRoutes(app, createHandlers(services), identity.tokens, urls);
+ */
 export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers, tokens: TokenService, urls: ServiceUrls): void {
   app.decorateRequest('apiVersion', 'v1');
   app.decorateRequest('principal', undefined);

@@ -63,6 +63,11 @@ const keyParams = {
   properties: { id: { type: 'string', format: 'uuid' } },
 } as const;
 
+/**
+ * The dashboard at `/dashboard`: its page and assets, and the JSON endpoints it calls with the
+ * session cookie (API keys listed, created, revoked; sign out), every write checked for the
+ * session's CSRF token and its own origin.
+ */
 export function registerDashboard(app: FastifyInstance, identity: Identity, clock: Clock = systemClock): void {
   const signedInBy = new WeakMap<FastifyRequest, SignedIn>();
   const ownOrigin = () => new URL(identity.urls.publicUrl).origin;

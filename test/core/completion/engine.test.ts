@@ -3,7 +3,7 @@
 // have their own tests under test/core/completion/builtin and test/core/models.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CompletionConfig } from '../../../src/config/load.ts';
+import type { CompletionConfig } from '../../../src/core/completion/config.ts';
 import { CompletionEngine, type EngineLimits } from '../../../src/core/completion/engine.ts';
 import type { CompletionProvider, ProviderKind, ProviderRequest } from '../../../src/core/completion/provider.ts';
 import { ProviderSet } from '../../../src/core/completion/providers.ts';

@@ -2,7 +2,7 @@
 // providers; the real providers' chat has its tests in test/core/models.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CompletionConfig } from '../../../src/config/load.ts';
+import type { CompletionConfig } from '../../../src/core/completion/config.ts';
 import type { ChatRequest, ChatResult } from '../../../src/core/completion/chat.ts';
 import type { CompletionProvider, ProviderKind } from '../../../src/core/completion/provider.ts';
 import { ProviderSet } from '../../../src/core/completion/providers.ts';

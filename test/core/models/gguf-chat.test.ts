@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { GeneralChatWrapper, getLlama, LlamaLogLevel, type Llama } from 'node-llama-cpp';
 import type { ChatMessage, ChatRequest, ChatResult, ChatTool } from '../../../src/core/completion/chat.ts';
 import type { ProviderRequest } from '../../../src/core/completion/provider.ts';
-import { createProviderSet } from '../../../src/core/completion/setup.ts';
+import { createProviderSet } from '../../../src/compose/completion.ts';
 import type { Clock } from '../../../src/core/clock.ts';
 import { LoomError } from '../../../src/core/errors.ts';
 import { GgufProvider, type GgufProviderOptions } from '../../../src/core/models/gguf.ts';

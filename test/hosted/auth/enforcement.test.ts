@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 6 and 9, and interface.md's "Authentication per operation": no implicit
+// docs/security.md, "Sign-in and tokens", and docs/auth.md, "Who may call what": no implicit
 // grant, no password grant, no bearer token in a query string; 401 with WWW-Authenticate and
 // resource_metadata; 403 insufficient_scope naming the scope; what each operation accepts;
 // client_credentials for confidential clients only, with its four scopes.

@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 8: the authorization response carries `iss` (RFC 9207); authorization
+// docs/security.md, "Sign-in and tokens": the authorization response carries `iss` (RFC 9207); authorization
 // server metadata (RFC 8414) and protected resource metadata (RFC 9728, with scopes_supported).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -102,7 +102,7 @@ describe('discovery metadata and iss', () => {
   });
 
   describe('protected resource metadata (RFC 9728)', () => {
-    it('names the resource, its authorization server and all nine scopes of interface.md', async () => {
+    it('names the resource, its authorization server and all nine scopes of docs/auth.md', async () => {
       const metadata = await json('/.well-known/oauth-protected-resource');
       assert.equal(metadata.resource, hosted.url, 'resource is the URL the metadata was derived from');
       assert.deepEqual(metadata.authorization_servers, [hosted.url]);

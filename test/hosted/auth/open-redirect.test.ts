@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 2: an invalid client_id or redirect_uri gets an error page, never a
+// docs/security.md, "Sign-in and tokens": an invalid client_id or redirect_uri gets an error page, never a
 // redirect; no endpoint redirects to a URL taken from a parameter without checking it (the
 // web sign-in's return_to, the provider callback's state).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 3 and 4: PKCE with S256 only (public clients must use it; a challenge
+// docs/security.md, "Sign-in and tokens": PKCE with S256 only (public clients must use it; a challenge
 // without a matching verifier, or a verifier without a challenge, is invalid_grant), and
 // authorization codes that are single use, live 60 s, are bound to client, redirect URI and
 // challenge, and whose second redemption revokes what the first one issued.

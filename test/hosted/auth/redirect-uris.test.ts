@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 1: redirect URIs match exactly; the only exception is the port of a
+// docs/security.md, "Sign-in and tokens": redirect URIs match exactly; the only exception is the port of a
 // loopback redirect (RFC 8252 §7.3). Extra path, query, another host, another scheme, a
 // trailing slash or a fragment are refused with an error page. No http other than loopback,
 // and `localhost` is not loopback.

@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 5: refresh tokens rotate on every use; presenting an already-used one
+// docs/security.md, "Sign-in and tokens": refresh tokens rotate on every use; presenting an already-used one
 // revokes the whole family (every refresh and access token of that sign-in).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// SECURITY.md, OAuth 7: access tokens are JWTs (typ at+jwt, ES256) with iss, sub, aud, exp,
+// docs/security.md, "Sign-in and tokens": access tokens are JWTs (typ at+jwt, ES256) with iss, sub, aud, exp,
 // iat, jti, client_id and scope (RFC 9068); the resource server checks typ, iss, aud and exp,
 // and of course the signature. Each forged token below differs from one that is accepted in
 // exactly one respect.

@@ -79,7 +79,7 @@ describe('upstream surprises at sign-in through the code host', () => {
     codehost = await startFakeCodeHost();
     elsewhere = await startUpstream();
     hosted = await startTestHosted({ codehost: { url: codehost.url, apiUrl: codehost.apiUrl } });
-    slowHosted = await startTestHosted({ codehost: { url: codehost.url, apiUrl: codehost.apiUrl, timeoutMs: SHORT_TIMEOUT_MS } });
+    slowHosted = await startTestHosted({ codehost: { url: codehost.url, apiUrl: codehost.apiUrl }, signInTimeoutMs: SHORT_TIMEOUT_MS });
   });
   after(async () => {
     await hosted.close();
@@ -165,7 +165,7 @@ describe('upstream surprises at sign-in through OpenID Connect', () => {
       setup.oidc = await startFakeOidc();
       const config = { issuer: setup.oidc.issuer, clientId: setup.oidc.clientId, clientSecret: setup.oidc.clientSecret };
       setup.hosted = await startTestHosted({ oidc: config });
-      setup.slowHosted = await startTestHosted({ oidc: { ...config, timeoutMs: SHORT_TIMEOUT_MS } });
+      setup.slowHosted = await startTestHosted({ oidc: config, signInTimeoutMs: SHORT_TIMEOUT_MS });
       if (warm === 'discovery') assert.equal((await startOf(setup.slowHosted)).status, 302);
       if (warm === 'discovery and JWKS') assert.equal((await callbackOf(setup.slowHosted, 'oidc')).status, 302);
     });

@@ -3,7 +3,7 @@
 // an error code whose status is the one the error table gives it.
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { codesOf, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { localCode } from '../../../src/local/errors.ts';
 import type { RawResponse } from '../raw-http.ts';
 import type { FuzzRequest } from './requests.ts';
@@ -23,8 +23,9 @@ export interface Expectations {
 
 const STACK_TRACE = /\n\s+at .+[:(]|node:internal|\.ts:\d+:\d+/;
 
-/** Error codes by their local spelling (RATE_LIMIT_EXCEEDED, VALIDATION_ERROR…). */
-const LOCAL_CODES = new Map(Object.entries(ERROR_CODES).map(([code, { status }]) => [localCode(code), status]));
+/** The codes each API may answer with (the error table's `surfaces`), with their statuses; the local ones by their local spelling. */
+const HOSTED_CODES = new Map(codesOf('hosted').map((code) => [code as string, ERROR_CODES[code].status]));
+const LOCAL_CODES = new Map(codesOf('local').map((code) => [localCode(code) as string, ERROR_CODES[code].status]));
 
 export class ResponseChecker {
   private readonly ajv = addFormats.default(new Ajv.default({ strict: false, allErrors: true, validateSchema: false }));
@@ -120,8 +121,8 @@ export class ResponseChecker {
     if (this.expect.api === 'hosted') {
       if (this.expect.errorSchema) problems.push(...this.schemaProblems(this.expect.errorSchema, body, 'the error body'));
       const code = (body as { error?: unknown })?.error;
-      const known = typeof code === 'string' && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as keyof typeof ERROR_CODES].status : undefined;
-      if (known === undefined) problems.push(`an unknown error code ${JSON.stringify(code)}`);
+      const known = typeof code === 'string' ? HOSTED_CODES.get(code) : undefined;
+      if (known === undefined) problems.push(`an error code the hosted API does not answer with: ${JSON.stringify(code)}`);
       else if (known !== response.status) problems.push(`error ${code} answered with ${response.status}, not its ${known}`);
     } else {
       const error = (body as { error?: { code?: unknown; message?: unknown; retryAfter?: unknown } })?.error;
@@ -130,7 +131,7 @@ export class ResponseChecker {
       }
       if (error.retryAfter !== undefined && typeof error.retryAfter !== 'number') problems.push('retryAfter is not a number');
       const known = LOCAL_CODES.get(error.code);
-      if (known === undefined) problems.push(`an unknown error code ${error.code}`);
+      if (known === undefined) problems.push(`an error code the local API does not answer with: ${error.code}`);
       else if (known !== response.status) problems.push(`error ${error.code} answered with ${response.status}, not its ${known}`);
     }
     return problems;

@@ -1,0 +1,12 @@
+// A configuration loaded as `loom` loads one: from a config file (here written by the test),
+// with no environment, so a test's servers start from exactly the settings it gives.
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type LoomConfig } from '../../src/config/load.ts';
+
+/** Writes `values` (the config file's nested form: `{hosted: {port: 0}}`) into `dir` and loads it. */
+export function testConfig(dir: string, values: Record<string, unknown>): LoomConfig {
+  const file = path.join(dir, 'loom-test-config.json');
+  fs.writeFileSync(file, JSON.stringify(values));
+  return loadConfig({ env: {}, configFile: file });
+}
