@@ -1,4 +1,4 @@
-// The local server's front door (SECURITY.md, local server 2, 3 and 8): the Host must name this
+// The local server's front door (docs/security.md, "The local server's front door"): the Host must name this
 // machine's loopback on our port (DNS rebinding), a present Origin must be the editor's own
 // page, and every request — WebSocket upgrades included — carries the API token, compared in
 // constant time. Who may call a route is the route's own rule (route-rules.ts): a route with

@@ -1,4 +1,4 @@
-// Local rate limits (interface.md: /ai/complete 60 per minute, everything else 120). Every
+// Local rate limits (docs/local-api.md: /api/ai/complete 60 per minute, everything else 120). Every
 // caller holds the same token on the same machine, so a client is not a meaningful unit: the
 // budgets are for the server as a whole, one per limit class. Which budget a request draws on is
 // the rule of the route that answers it (`limit` in its config), read after routing: however the
