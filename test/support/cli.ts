@@ -69,9 +69,10 @@ export interface RunningLoom {
 
 /**
  * Starts `loom hosted ARGS…` (or another server command) and resolves once it prints its URL.
- * The process is killed when the test ends, if it is still running.
+ * The process is killed when the test ends, if it is still running. The time limit only guards
+ * against a hang: a start under heavy load (tsx compiling on a busy 2-core machine) can take a minute.
  */
-export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningLoom> {
+export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<RunningLoom> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
