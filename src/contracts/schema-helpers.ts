@@ -14,3 +14,11 @@ export function Text(options: { minLength?: number; maxLength?: number; descript
 }
 
 export type { TSchema };
+
+/**
+ * A schema as plain JSON Schema: a deep JSON copy without `$id`s, which would clash where
+ * schemas are inlined side by side (OpenAPI, MCP tool listings).
+ */
+export function plainSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+}

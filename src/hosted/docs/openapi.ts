@@ -3,6 +3,7 @@ import type { TSchema } from 'typebox';
 import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
 import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
+import { plainSchema as plain } from '../../contracts/schema-helpers.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
 import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
 
@@ -198,9 +199,4 @@ function rateLimitHeaders(): Json {
 
 function header(description: string, type: string): Json {
   return { description, schema: { type } };
-}
-
-/** A JSON copy of a schema without `$id`s, which would clash when inlined. */
-function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
 }
