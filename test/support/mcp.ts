@@ -5,6 +5,9 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientRecord } from '../../src/core/identity/records.ts';
+import type { TestHosted } from './hosted.ts';
+import { getCode, redeem, registerClient, signedInUser, type Tokens } from './oauth.ts';
 
 /** The headers every Streamable HTTP POST carries. */
 export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } as const;
@@ -83,6 +86,17 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+}
+
+/**
+ * Tokens for the MCP endpoint (`resource` = its URL) from an operator's client, for a fresh
+ * user or the one whose dashboard cookie is given.
+ */
+export async function mcpTokens(hosted: TestHosted, scope: string, cookie?: string): Promise<Tokens & { client: ClientRecord }> {
+  const { client } = await registerClient(hosted);
+  const session = cookie ?? (await signedInUser(hosted)).cookie;
+  const grant = await getCode(hosted, client, session, { scope, resource: `${hosted.url}/mcp` });
+  return { ...(await redeem(hosted, client, grant)), client };
 }
 
 /** The hidden fields of the consent page's form, unescaped. */

@@ -173,7 +173,17 @@ export async function assertError(res: Response, status: number, code: string | 
   assert.ok(codes.includes(body.error as string), `error ${String(body.error)} is not ${codes.join(' or ')}`);
   assert.equal(typeof body.message, 'string');
   assert.ok((body.message as string).length > 0);
-  const oauth = ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_client'];
+  const oauth = [
+    'invalid_request',
+    'invalid_grant',
+    'unauthorized_client',
+    'unsupported_grant_type',
+    'invalid_scope',
+    'invalid_client',
+    'invalid_target',
+    'invalid_redirect_uri',
+    'invalid_client_metadata',
+  ];
   if (oauth.includes(body.error as string)) assert.equal(body.error_description, body.message, 'OAuth errors carry error_description');
   assert.equal(res.headers.get('location'), null);
   return body;

@@ -47,6 +47,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpOptions): Ma
   app.post(MCP_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     checkTransportHeaders(request, urls.publicUrl);
     refuseQueryToken(request);
+    // The app parses forms too; the transport takes JSON only.
+    if (request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+      throw new LoomError('unsupported_media_type', 'MCP messages are JSON.', 'Send Content-Type: application/json.');
+    }
     const message = request.body;
     // Revisions since 2025-06-18 have no batches; refusing them keeps one tool call to one
     // request, counted once by the rate limit and judged once by the credentials check.
