@@ -15,6 +15,7 @@ import {
   authorizeParams,
   bearer,
   bearerChallenge,
+  exchangeCode,
   getCode,
   pkce,
   redeem,
@@ -171,29 +172,16 @@ describe('MCP authorization', () => {
       }
     });
 
+    /** A code authorized for the MCP endpoint, exchanged with `resource` on the token request. */
+    const exchangeFor = async (resource: string) =>
+      exchangeCode(hosted, client, await getCode(hosted, client, cookie, { scope: 'read:tab', resource: `${hosted.url}/mcp` }), { resource });
+
     it('refuses a token request that names another resource than the authorization did', async () => {
-      const grant = await getCode(hosted, client, cookie, { scope: 'read:tab', resource: `${hosted.url}/mcp` });
-      const res = await tokenRequest(hosted, {
-        grant_type: 'authorization_code',
-        code: grant.code,
-        redirect_uri: grant.redirectUri,
-        code_verifier: grant.verifier,
-        client_id: client.clientId,
-        resource: hosted.url,
-      });
-      await assertError(res, 400, 'invalid_target');
+      await assertError(await exchangeFor(hosted.url), 400, 'invalid_target');
     });
 
     it('accepts the same resource again on the token request', async () => {
-      const grant = await getCode(hosted, client, cookie, { scope: 'read:tab', resource: `${hosted.url}/mcp` });
-      const res = await tokenRequest(hosted, {
-        grant_type: 'authorization_code',
-        code: grant.code,
-        redirect_uri: grant.redirectUri,
-        code_verifier: grant.verifier,
-        client_id: client.clientId,
-        resource: `${hosted.url}/mcp`,
-      });
+      const res = await exchangeFor(`${hosted.url}/mcp`);
       assert.equal(res.status, 200, await res.clone().text());
       assert.equal(decodeJwt(((await res.json()) as { access_token: string }).access_token).aud, `${hosted.url}/mcp`);
     });
