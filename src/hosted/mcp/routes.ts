@@ -11,6 +11,7 @@ import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
 import { clientGone } from '../../http/client-gone.ts';
+import { requireJsonBody } from '../../http/json-body.ts';
 import type { Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken, type AuthenticationTarget } from '../plugins/authenticate.ts';
 import { protectedResourceMetadata } from '../oauth/metadata.ts';
@@ -47,10 +48,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpOptions): Ma
   app.post(MCP_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     checkTransportHeaders(request, urls.publicUrl);
     refuseQueryToken(request);
-    // The app parses forms too; the transport takes JSON only.
-    if (request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
-      throw new LoomError('unsupported_media_type', 'MCP messages are JSON.', 'Send Content-Type: application/json.');
-    }
+    requireJsonBody(request, 'MCP messages are JSON.');
     const message = request.body;
     // Revisions since 2025-06-18 have no batches; refusing them keeps one tool call to one
     // request, counted once by the rate limit and judged once by the credentials check.

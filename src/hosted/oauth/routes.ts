@@ -10,6 +10,7 @@ import { AuthorizePageError, AuthorizeRedirectError, type AuthorizationRequest }
 import { resourceMetadataPath } from '../../core/identity/resources.ts';
 import { SignInError } from '../../core/identity/sign-in.ts';
 import { describeError } from '../../http/errors.ts';
+import { requireJsonBody } from '../../http/json-body.ts';
 import { clearSignInCookie, readCookie, SESSION_COOKIE, setSessionCookie, signInCookieName } from '../web/cookies.ts';
 import { errorPage, PAGE_HEADERS } from '../web/pages.ts';
 import { APPROVE, CONSENT_FIELDS, consentHeaders, consentPage } from './consent.ts';
@@ -126,6 +127,7 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
   // RFC 7591: open to anyone (the rate limit counts it like any request); what registers is a
   // public client only, and its users meet the consent page.
   app.post(REGISTRATION_PATH, async (request, reply) => {
+    requireJsonBody(request, 'Client metadata is a JSON object (RFC 7591).');
     const metadata = request.body;
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
       throw new LoomError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
