@@ -33,17 +33,17 @@ const INSTRUCTIONS =
 
 /**
  * Mounts POST /mcp, the MCP resource's metadata (RFC 9728, at its path-suffixed well-known URL)
- * and the server card; returns the tools it serves.
+ * and the server card.
  *
  * @example
  * registerMcpRoutes(app, { handlers, tokens: identity.tokens, urls, version });
  */
-export function registerMcpRoutes(app: FastifyInstance, options: McpOptions): Map<string, McpTool> {
+export function registerMcpRoutes(app: FastifyInstance, options: McpOptions): void {
   const { urls } = options;
   const tools = buildTools(options.handlers);
+  const scopes = toolScopes(tools);
   const protocol = protocolServer({ name: 'loom', title: 'Loom', version: options.version }, tools, INSTRUCTIONS);
-  const credentials = credentialCheck(tools, options.tokens, urls);
-
+  const credentials = credentialCheck(tools, scopes, options.tokens, urls);
 
   app.post(MCP_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     checkTransportHeaders(request, urls.publicUrl);
@@ -72,12 +72,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpOptions): Ma
   // Documents, made on each request: the public URL is known only once the server listens.
   const document = (path: string, build: () => unknown) =>
     app.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(build()));
-  const scopes = toolScopes(tools);
   document(resourceMetadataPath('mcp'), () =>
     protectedResourceMetadata(urls, 'mcp', { name: 'Loom MCP server', scopes, documentation: urls.publicUrl + MCP_MANIFEST_PATHS[0] }),
   );
   for (const path of MCP_MANIFEST_PATHS) document(path, () => serverCard(urls, options.version, tools, scopes));
-  return tools;
 }
 
 /** The scopes the tools' operations accept, in the order of the scope table. */
@@ -92,10 +90,10 @@ function toolScopes(tools: ReadonlyMap<string, McpTool>): Scope[] {
  * anything else (initialize, ping, tools/list) needs none, but a token sent is still checked.
  * Checks are built once, one per tool.
  */
-function credentialCheck(tools: ReadonlyMap<string, McpTool>, tokens: TokenService, urls: ServiceUrls) {
+function credentialCheck(tools: ReadonlyMap<string, McpTool>, scopes: readonly Scope[], tokens: TokenService, urls: ServiceUrls) {
   // A 401 asks for every scope the tools use: one sign-in then serves every tool (clients of
   // today cannot reliably widen a grant later while they hold a refresh token).
-  const target: AuthenticationTarget = { resource: 'mcp', challengeScope: toolScopes(tools).join(' ') };
+  const target: AuthenticationTarget = { resource: 'mcp', challengeScope: scopes.join(' ') };
   const protocolMessages = authenticate({ anonymous: true, bearer: true }, tokens, urls, target);
   const perTool = new Map([...tools].map(([name, tool]) => [name, authenticate(tool.auth, tokens, urls, target)]));
   return (message: unknown, request: FastifyRequest, reply: FastifyReply) => {

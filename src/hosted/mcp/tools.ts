@@ -43,17 +43,18 @@ interface Part {
 }
 
 /**
- * The tools of the operation table, in its order. Built once per server: every schema is
- * compiled here, none per request.
+ * The tools of the operation table, in its order: an operation that gets an `mcpTool` name
+ * becomes a tool with no other code. Built once per server: every schema is compiled here,
+ * none per request.
  *
  * @example
  * const tools = buildTools(createHandlers(services));
- * tools.get('list_models')?.definition.inputSchema; // { type: 'object', properties: {} }
+ * tools.get('list_models')?.definition.inputSchema; // { type: 'object', properties: {}, additionalProperties: false }
  */
-export function buildTools(handlers: Handlers): Map<string, McpTool> {
+export function buildTools(handlers: Handlers, table: readonly AnyOperation[] = operations): Map<string, McpTool> {
   const ajv = jsonValidator();
   const tools = new Map<string, McpTool>();
-  for (const operation of operations as readonly AnyOperation[]) {
+  for (const operation of table) {
     const name = (operation as { mcpTool?: string }).mcpTool;
     if (!name) continue;
     const request = operation.request as Partial<Record<PartKey, TSchema>>;
@@ -125,7 +126,9 @@ function splitArguments(parts: Part[], args: Arguments): Record<PartKey, unknown
   const claimed = new Set(parts.flatMap((part) => Object.keys(part.schema.properties ?? {})));
   const last = parts.at(-1);
   for (const part of parts) {
-    const fields = Object.entries(args).filter(([field]) => (parts.length === 1 || Object.hasOwn(part.schema.properties ?? {}, field) || (part === last && !claimed.has(field))));
+    const fields = Object.entries(args).filter(
+      ([field]) => parts.length === 1 || Object.hasOwn(part.schema.properties ?? {}, field) || (part === last && !claimed.has(field)),
+    );
     // A copy: validation fills in defaults.
     const value: Arguments = structuredClone(Object.fromEntries(fields));
     if (!part.validate(value)) throw validationFailure(part.validate.errors, part.context);
