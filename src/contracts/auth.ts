@@ -59,6 +59,9 @@ export const TokenRequest = Type.Object(
     code_verifier: Type.Optional(Type.String({ maxLength: 512 })),
     refresh_token: Type.Optional(Type.String({ maxLength: 512 })),
     scope: Type.Optional(Type.String({ maxLength: 1000 })),
+    resource: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'RFC 8707: the resource the token is for, the hosted API (the default) or the MCP endpoint ({public URL}/mcp).' }),
+    ),
   },
   { additionalProperties: false, title: 'TokenRequest' },
 );

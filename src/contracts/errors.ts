@@ -29,6 +29,9 @@ export const ERROR_CODES = {
   unauthorized_client: { status: 400, surfaces: HOSTED, meaning: 'OAuth: this client may not use this grant type.' },
   unsupported_grant_type: { status: 400, surfaces: HOSTED, meaning: 'OAuth: the grant type is not supported.' },
   invalid_scope: { status: 400, surfaces: HOSTED, meaning: 'OAuth: a requested scope is unknown or not allowed for this client or flow.' },
+  invalid_target: { status: 400, surfaces: HOSTED, meaning: 'OAuth (RFC 8707): the `resource` asked for is not one of this server, or not the one the grant was made for.' },
+  invalid_redirect_uri: { status: 400, surfaces: HOSTED, meaning: 'OAuth client registration (RFC 7591): no redirect URI is one a client may register itself with (https, or http on loopback).' },
+  invalid_client_metadata: { status: 400, surfaces: HOSTED, meaning: 'OAuth client registration (RFC 7591): a member of the client metadata is invalid.' },
   invalid_client: { status: 401, surfaces: HOSTED, meaning: 'OAuth: client authentication failed.' },
   unauthorized: { status: 401, surfaces: BOTH, meaning: 'Credentials are required.', meaningOn: { hosted: 'The operation needs a bearer token; see `WWW-Authenticate`.', local: 'The API token is missing or wrong.' } },
   invalid_token: { status: 401, surfaces: HOSTED, meaning: 'The bearer token is malformed, expired, revoked or not accepted by this operation.' },
@@ -117,4 +120,7 @@ export const OAUTH_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'unsupported_grant_type',
   'invalid_scope',
   'invalid_client',
+  'invalid_target',
+  'invalid_redirect_uri',
+  'invalid_client_metadata',
 ]);

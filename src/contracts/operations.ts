@@ -1,5 +1,5 @@
 // The operation table: every hosted operation, declared once. Routes, validation, OpenAPI,
-// llms.txt, sitemap.xml (and later MCP tools and the CLI client) are all derived from it.
+// llms.txt, sitemap.xml, the MCP tools (and later the CLI client) are all derived from it.
 import { Type, type Static, type TSchema } from 'typebox';
 import { CodeHostAuthQuery, SignInRedirect, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
 import type { ErrorCode } from './errors.ts';
@@ -53,6 +53,11 @@ export interface Operation<
   errors: readonly ErrorCode[];
   /** OpenAPI says its responses may carry Deprecation and Sunset (the interface promises them for listDownloads). */
   announcesDeprecation?: boolean;
+  /**
+   * The name of the MCP tool that mirrors this operation (snake_case); operations without one
+   * are not tools. Giving an operation a name is all it takes to serve it over MCP.
+   */
+  mcpTool?: string;
 }
 
 function defineOperation<const Id extends string, const Req extends OperationRequest, const Res extends TSchema>(
@@ -78,6 +83,7 @@ export const getHealth = defineOperation({
 
 export const listDownloads = defineOperation({
   operationId: 'listDownloads',
+  mcpTool: 'list_downloads',
   method: 'GET',
   path: '/download',
   summary: 'List downloadable builds',
@@ -105,6 +111,7 @@ export const listDownloads = defineOperation({
 
 export const getDownloadAsset = defineOperation({
   operationId: 'getDownloadAsset',
+  mcpTool: 'get_download_asset',
   method: 'GET',
   path: '/download/:product/:asset',
   summary: 'Resolve a build asset to its download URL',
@@ -125,6 +132,7 @@ export const getDownloadAsset = defineOperation({
 
 export const listModels = defineOperation({
   operationId: 'listModels',
+  mcpTool: 'list_models',
   method: 'GET',
   path: '/models',
   summary: 'List open-source models',
@@ -139,6 +147,7 @@ export const listModels = defineOperation({
 
 export const submitFeedback = defineOperation({
   operationId: 'submitFeedback',
+  mcpTool: 'submit_feedback',
   method: 'POST',
   path: '/feedback',
   summary: 'Submit product feedback',
@@ -201,6 +210,7 @@ export const exchangeToken = defineOperation({
 
 export const tabComplete = defineOperation({
   operationId: 'tabComplete',
+  mcpTool: 'tab_complete',
   method: 'POST',
   path: '/tab/complete',
   summary: 'Complete code at the cursor',

@@ -29,3 +29,11 @@ export interface ValidatedInput<Request extends { params?: TSchema; query?: TSch
 }
 
 export type { TSchema };
+
+/**
+ * A schema as plain JSON Schema: a deep JSON copy without `$id`s, which would clash where
+ * schemas are inlined side by side (OpenAPI, MCP tool listings).
+ */
+export function plainSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+}

@@ -18,6 +18,7 @@ import { createRateLimiter } from './plugins/rate-limit/index.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 import { registerDashboard } from './web/dashboard.ts';
+import { registerMcpRoutes } from './mcp/routes.ts';
 
 export interface HostedAppOptions {
   services: HandlerServices;
@@ -68,7 +69,9 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   await app.register(formbody, { bodyLimit: options.bodyLimit });
 
   const { identity } = options.services;
-  registerOperationRoutes(app, createHandlers(options.services), identity.tokens, options.urls);
+  const handlers = createHandlers(options.services);
+  registerOperationRoutes(app, handlers, identity.tokens, options.urls);
+  registerMcpRoutes(app, { handlers, tokens: identity.tokens, urls: options.urls, version: options.version });
   registerOAuthRoutes(app, identity);
   registerDashboard(app, identity, options.clock);
   registerDiscoveryRoutes(app, options.urls, options.version);

@@ -2,6 +2,7 @@
 // parts they describe alike. Each server's document says what differs (servers, security, its
 // error envelope and how it spells error codes).
 import type { TSchema } from 'typebox';
+import { plainSchema } from '../contracts/schema-helpers.ts';
 import { ERROR_CODES, meaningOn, type ErrorCode, type Surface } from '../contracts/errors.ts';
 
 export type Json = Record<string, unknown>;
@@ -21,10 +22,6 @@ export function pathsOf<T extends { method: string; path: string }>(items: reado
   return paths;
 }
 
-/** A JSON copy of a schema without `$id`s, which would clash when inlined. */
-export function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
-}
 
 /** The properties of a params or query schema as OpenAPI parameters. */
 export function parametersOf(schema: TSchema | undefined, location: 'path' | 'query'): Json[] {
@@ -35,7 +32,7 @@ export function parametersOf(schema: TSchema | undefined, location: 'path' | 'qu
     in: location,
     required: location === 'path' || (object.required ?? []).includes(name),
     ...(property.description ? { description: property.description } : {}),
-    schema: plain(property),
+    schema: plainSchema(property),
   }));
 }
 

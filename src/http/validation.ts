@@ -14,15 +14,32 @@ import { allFieldsOptional } from '../contracts/schema-helpers.ts';
  * JSON is still invalid_json.
  */
 export function registerValidation(app: FastifyInstance): void {
-  const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
-  const bodyAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
-  const textAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
+  const bodyAjv = jsonValidator();
+  const textAjv = addFormats.default(new Ajv.default({ ...COMMON_OPTIONS, coerceTypes: 'array' }));
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return textAjv.compile(schema as object);
     const validate = bodyAjv.compile(schema as object);
     return allFieldsOptional(schema) ? absentMeansEmpty(validate) : validate;
   });
   acceptEmptyJsonBodies(app);
+}
+
+const COMMON_OPTIONS: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
+
+/**
+ * The validator bodies are checked with: values as sent, no coercion. Anything else that arrives
+ * as JSON (an MCP tool's arguments) is checked with it too, so that it passes or fails alike.
+ */
+export function jsonValidator(): Ajv.default {
+  return addFormats.default(new Ajv.default({ ...COMMON_OPTIONS, coerceTypes: false }));
+}
+
+/**
+ * A validation failure in the shape Fastify gives its own (`validation`, `validationContext`),
+ * so that describeError (http/errors.ts) reports input checked elsewhere as it reports a route's.
+ */
+export function validationFailure(issues: ValidateFunction['errors'], context: 'body' | 'querystring' | 'params'): Error {
+  return Object.assign(new Error('validation failed'), { validation: issues ?? [], validationContext: context });
 }
 
 /** Fastify hands a missing body to the validator as `null`: validate `{}` in its place, and use it. */

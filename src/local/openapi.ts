@@ -3,7 +3,8 @@
 import type { ErrorCode } from '../contracts/errors.ts';
 import { localCode, LocalErrorBody, type OpenApiDocument } from '../contracts/local-resources.ts';
 import { bodyOptional, LOCAL_TAGS, localRoutes, type LocalRoute, type LocalRouteAccess } from '../contracts/local-routes.ts';
-import { errorResponses, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../http/openapi.ts';
+import { plainSchema } from '../contracts/schema-helpers.ts';
+import { errorResponses, parametersOf, pathsOf, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../http/openapi.ts';
 import { UNIVERSAL_ERRORS } from '../contracts/operation-errors.ts';
 
 /**
@@ -26,7 +27,7 @@ export function localOpenApi(version: string, port: number): OpenApiDocument {
     tags: Object.entries(LOCAL_TAGS).map(([name, description]) => ({ name, description })),
     paths: pathsOf(localRoutes as readonly LocalRoute[], describeRoute),
     components: {
-      schemas: { LocalError: plain(LocalErrorBody) },
+      schemas: { LocalError: plainSchema(LocalErrorBody) },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API token of settings.json (`loom token` prints it).' },
         eventTicket: {
@@ -65,11 +66,11 @@ function describeRoute(route: LocalRoute): Json {
   const { params, query, body } = route.request;
   const success: Json =
     route.success.status === 101
-      ? { description: route.success.description, 'x-loom-messages': plain(route.success.schema) }
+      ? { description: route.success.description, 'x-loom-messages': plainSchema(route.success.schema) }
       : {
           description: route.success.description,
           headers: rateLimitHeaders(),
-          content: { 'application/json': { schema: plain(route.success.schema) } },
+          content: { 'application/json': { schema: plainSchema(route.success.schema) } },
         };
   return {
     operationId: route.id,
@@ -78,7 +79,7 @@ function describeRoute(route: LocalRoute): Json {
     tags: [route.tag],
     security: securityOf(route.access ?? 'token'),
     parameters: [...parametersOf(params, 'path'), ...parametersOf(query, 'query')],
-    ...(body ? { requestBody: { required: !bodyOptional(route), content: { 'application/json': { schema: plain(body) } } } } : {}),
+    ...(body ? { requestBody: { required: !bodyOptional(route), content: { 'application/json': { schema: plainSchema(body) } } } } : {}),
     responses: {
       [route.success.status]: success,
       ...errorResponses(localRouteErrors(route), 'local', localCode, '#/components/schemas/LocalError'),

@@ -31,6 +31,8 @@ export interface OAuthClientTable {
   redirect_uris: string;
   grant_types: string;
   scopes: string;
+  /** 'dynamic' for clients that registered themselves; null (before 0004) or 'operator' otherwise. */
+  registration: string | null;
   created_at: string;
 }
 
@@ -53,6 +55,8 @@ export interface GrantTable {
   client_id: string;
   user_id: string | null;
   scope: string;
+  /** The resource's name (core/identity/resources.ts); null for grants made before 0004: the API. */
+  resource: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -64,6 +68,7 @@ export interface AuthorizationCodeTable {
   redirect_uri: string;
   code_challenge: string | null;
   scope: string;
+  resource: string | null;
   nonce: string | null;
   expires_at: string;
   used_at: string | null;

@@ -37,6 +37,7 @@ describe('loom hosted', () => {
     const home = tempDir(t);
     const server = await startLoom(t, ['hosted', '--port', '0', '--data-dir', home, '--log-level', 'silent'], cleanEnv(home));
     assert.match(server.stdout(), new RegExp(`OpenAPI\\s+${server.url.replace(/\./g, '\\.')}/openapi\\.json`));
+    assert.match(server.stdout(), new RegExp(`MCP\\s+${server.url.replace(/\./g, '\\.')}/mcp\n`));
     const openapi = await (await fetch(`${server.url}/openapi.json`)).json();
     assert.equal(openapi.servers[0].url, `${server.url}/api/v1`);
   });

@@ -123,6 +123,8 @@ describe('discovery documents', () => {
       'https://loom.example.com/api/v1/models',
       'https://loom.example.com/openapi.json',
       'https://loom.example.com/openapi.yaml',
+      'https://loom.example.com/.well-known/mcp.json',
+      'https://loom.example.com/mcp.json',
       'https://loom.example.com/llms.txt',
     ]);
   });

@@ -3,6 +3,7 @@
 // the two ways a failure may leave (an Error body, or an HTML error page that redirects nowhere).
 import assert from 'node:assert/strict';
 import type { GrantType, Scope } from '../../src/contracts/auth.ts';
+import { OAUTH_ERROR_CODES, type ErrorCode } from '../../src/contracts/errors.ts';
 import type { ClientRecord, UserRecord } from '../../src/core/identity/records.ts';
 import { pkceChallenge, randomToken } from '../../src/core/identity/secrets.ts';
 import type { TestHosted } from './hosted.ts';
@@ -124,6 +125,23 @@ export interface Tokens {
   id_token?: string;
 }
 
+/** The authorization_code token request for a code, with any further parameters; the answer as it comes. */
+export function exchangeCode(
+  hosted: TestHosted,
+  client: ClientRecord,
+  grant: { code: string; verifier: string; redirectUri: string },
+  extra: Record<string, string | undefined> = {},
+): Promise<Response> {
+  return tokenRequest(hosted, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+    client_id: client.clientId,
+    ...extra,
+  });
+}
+
 /** Redeems a code and expects tokens. */
 export async function redeem(
   hosted: TestHosted,
@@ -131,14 +149,7 @@ export async function redeem(
   grant: { code: string; verifier: string; redirectUri: string },
   clientSecret?: string,
 ): Promise<Tokens> {
-  const res = await tokenRequest(hosted, {
-    grant_type: 'authorization_code',
-    code: grant.code,
-    redirect_uri: grant.redirectUri,
-    code_verifier: grant.verifier,
-    client_id: client.clientId,
-    client_secret: clientSecret,
-  });
+  const res = await exchangeCode(hosted, client, grant, { client_secret: clientSecret });
   assert.equal(res.status, 200, await res.clone().text());
   return (await res.json()) as Tokens;
 }
@@ -173,8 +184,7 @@ export async function assertError(res: Response, status: number, code: string | 
   assert.ok(codes.includes(body.error as string), `error ${String(body.error)} is not ${codes.join(' or ')}`);
   assert.equal(typeof body.message, 'string');
   assert.ok((body.message as string).length > 0);
-  const oauth = ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_client'];
-  if (oauth.includes(body.error as string)) assert.equal(body.error_description, body.message, 'OAuth errors carry error_description');
+  if (OAUTH_ERROR_CODES.has(body.error as ErrorCode)) assert.equal(body.error_description, body.message, 'OAuth errors carry error_description');
   assert.equal(res.headers.get('location'), null);
   return body;
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { MCP_PATH } from '../../contracts/mcp.ts';
 import { startHosted, type RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print } from '../output.ts';
@@ -7,7 +8,7 @@ import { COMPLETION_SETTINGS } from './complete.ts';
 export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel', 'corpusDir', ...COMPLETION_SETTINGS] as const;
 
 export function hostedCommand(): Command {
-  const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI)');
+  const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server');
   return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
     const config = configFromOptions(command);
     const hosted = await startHosted(config);
@@ -21,6 +22,7 @@ export function printStarted(hosted: RunningHosted): void {
     `Loom hosted API   ${hosted.url}/api/v1   (store: ${hosted.store.dialect} ${hosted.store.location})`,
     `  OpenAPI         ${hosted.publicUrl}/openapi.json`,
     `  Index           ${hosted.publicUrl}/llms.txt`,
+    `  MCP             ${hosted.publicUrl}${MCP_PATH}`,
   ];
   print(lines.join('\n') + '\n');
 }

@@ -1,6 +1,7 @@
-// OAuth clients: the built-in public client of the CLI and desktop app, and the clients an
-// operator registers (`loom admin clients`). Redirect URIs match exactly, except for the port
-// of a loopback redirect (RFC 8252 §7.3).
+// OAuth clients: the built-in public client of the CLI and desktop app, the clients an
+// operator registers (`loom admin clients`), and those that register themselves (RFC 7591:
+// MCP clients, public only). Redirect URIs match exactly, except for the port of a loopback
+// redirect (RFC 8252 §7.3).
 import { randomUUID } from 'node:crypto';
 import { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isScope, type GrantType, type Scope } from '../../contracts/auth.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -21,10 +22,15 @@ export const CLI_CLIENT: ClientRecord = {
   redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
   grantTypes: ['authorization_code', 'refresh_token'],
   scopes: AUTHORIZATION_CODE_SCOPES,
+  registration: 'operator',
   createdAt: '1970-01-01T00:00:00.000Z',
 };
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '[::1]']);
+
+/** Bounds on what a self-registering client may send. */
+const MAX_REDIRECT_URIS = 10;
+const MAX_URI_LENGTH = 2000;
 
 function parse(uri: string): URL | undefined {
   try {
@@ -34,18 +40,23 @@ function parse(uri: string): URL | undefined {
   }
 }
 
-function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+/**
+ * http on a loopback address. `localhost` counts only where asked: a name can resolve elsewhere
+ * (RFC 8252 §8.3), but the MCP clients that register themselves use it (the MCP specification
+ * allows "localhost URLs"), and it is accepted for them alone.
+ */
+function isLoopbackHttp(url: URL, { localhost = false } = {}): boolean {
+  return url.protocol === 'http:' && (LOOPBACK_ADDRESSES.has(url.hostname) || (localhost && url.hostname === 'localhost'));
 }
 
-/** Exact match, or the same loopback redirect on another port. */
+/** Exact match, or the same loopback redirect (same host name and path) on another port. */
 export function redirectUriMatches(registered: readonly string[], candidate: string): boolean {
   if (registered.includes(candidate)) return true;
   const url = parse(candidate);
-  if (!url || !isLoopbackHttp(url)) return false;
+  if (!url || !isLoopbackHttp(url, { localhost: true })) return false;
   return registered.some((entry) => {
     const known = parse(entry);
-    if (!known || !isLoopbackHttp(known)) return false;
+    if (!known || !isLoopbackHttp(known, { localhost: true })) return false;
     return known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search && !url.hash && !url.username && !url.password;
   });
 }
@@ -59,6 +70,42 @@ export function checkRedirectUri(uri: string): string | undefined {
   if (url.protocol === 'http:') return isLoopbackHttp(url) ? undefined : `${uri}: http is allowed only for 127.0.0.1 and [::1]`;
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined; // com.example.app:/callback
   return `${uri}: use https, loopback http, or a reverse-domain private-use scheme`;
+}
+
+/** Redirect URIs of a self-registered client: https, or http on 127.0.0.1, [::1] or localhost. No fragments, no user info. */
+export function checkDynamicRedirectUri(uri: string): string | undefined {
+  const url = uri.length <= MAX_URI_LENGTH ? parse(uri) : undefined;
+  if (!url) return `${uri.slice(0, 100)} is not a URL`;
+  if (url.hash || uri.endsWith('#')) return `${uri} has a fragment`;
+  if (url.username || url.password) return `${uri} carries user info`;
+  if (url.protocol === 'https:' || isLoopbackHttp(url, { localhost: true })) return undefined;
+  return `${uri}: a client that registers itself may use https, or http on 127.0.0.1, [::1] or localhost`;
+}
+
+/** What a client sends to register itself (RFC 7591 §2); members Loom does not use are ignored. */
+export interface ClientMetadata {
+  redirect_uris?: unknown;
+  client_name?: unknown;
+  grant_types?: unknown;
+  response_types?: unknown;
+  token_endpoint_auth_method?: unknown;
+  [member: string]: unknown;
+}
+
+/** The registration response (RFC 7591 §3.2.1): what was registered, which may differ from what was asked. */
+export interface ClientInformation {
+  client_id: string;
+  client_id_issued_at: number;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: GrantType[];
+  response_types: ['code'];
+  token_endpoint_auth_method: 'none';
+  scope: string;
+}
+
+function newClientId(): string {
+  return `loom_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 }
 
 export interface NewClient {
@@ -106,17 +153,71 @@ export class ClientRegistry {
 
     const clientSecret = input.type === 'confidential' ? randomToken(32) : undefined;
     const client: ClientRecord = {
-      clientId: `loom_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      clientId: newClientId(),
       name,
       type: input.type,
       secretHash: clientSecret ? hashToken(clientSecret) : null,
       redirectUris,
       grantTypes: input.grantTypes,
       scopes,
+      registration: 'operator',
       createdAt: new Date(this.clock.now()).toISOString(),
     };
     await this.repository.add(client);
     return { client, clientSecret };
+  }
+
+  /**
+   * Dynamic client registration (RFC 7591), for MCP clients that sign in without an operator.
+   * What registers is always a public client (no secret: `token_endpoint_auth_method` none,
+   * PKCE as for every client) of the authorization code and refresh token grants, with every
+   * authorization-code scope; the user consents to each authorization it asks for. Redirect
+   * URIs Loom does not take for such clients (private-use schemes, http elsewhere than
+   * loopback) are left out of the registration, as §3.2.1 allows: a client that lists several
+   * (Cursor lists three) keeps those that qualify. None left is `invalid_redirect_uri`.
+   *
+   * @example
+   * await clients.registerDynamic({ redirect_uris: ['http://127.0.0.1:33418/callback'], client_name: 'VS Code' });
+   */
+  async registerDynamic(metadata: ClientMetadata): Promise<ClientInformation> {
+    const invalid = (message: string) => new LoomError('invalid_client_metadata', message);
+    const uris = metadata.redirect_uris;
+    if (!Array.isArray(uris) || uris.length === 0 || !uris.every((uri) => typeof uri === 'string')) {
+      throw new LoomError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URLs.');
+    }
+    if (uris.length > MAX_REDIRECT_URIS) throw new LoomError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris.`);
+    const problems = (uris as string[]).map((uri) => checkDynamicRedirectUri(uri));
+    const redirectUris = (uris as string[]).filter((_uri, index) => problems[index] === undefined);
+    if (redirectUris.length === 0) throw new LoomError('invalid_redirect_uri', `No redirect URI Loom accepts: ${problems.join('; ')}.`);
+    const grantTypes = metadata.grant_types ?? ['authorization_code'];
+    if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code')) throw invalid('grant_types must include authorization_code.');
+    const responseTypes = metadata.response_types ?? ['code'];
+    if (!Array.isArray(responseTypes) || !responseTypes.includes('code')) throw invalid('response_types must include code.');
+    const name = metadata.client_name ?? 'MCP client';
+    if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) throw invalid('client_name must be 1 to 100 characters.');
+
+    const client: ClientRecord = {
+      clientId: newClientId(),
+      name: name.trim(),
+      type: 'public',
+      secretHash: null,
+      redirectUris,
+      grantTypes: ['authorization_code', 'refresh_token'],
+      scopes: AUTHORIZATION_CODE_SCOPES,
+      registration: 'dynamic',
+      createdAt: new Date(this.clock.now()).toISOString(),
+    };
+    await this.repository.add(client);
+    return {
+      client_id: client.clientId,
+      client_id_issued_at: Math.floor(this.clock.now() / 1000),
+      client_name: client.name,
+      redirect_uris: client.redirectUris,
+      grant_types: client.grantTypes,
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      scope: client.scopes.join(' '),
+    };
   }
 
   /** Removes a client and revokes every token issued to it, at once. */

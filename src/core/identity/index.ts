@@ -73,7 +73,7 @@ export async function createIdentity(repositories: IdentityRepositories, options
     clock,
   });
   const clients = new ClientRegistry(repositories.clients, repositories.grants, clock);
-  const oauth = new OAuthServer(clients, repositories.grants, tokens, clock);
+  const oauth = new OAuthServer(clients, repositories.grants, tokens, options.urls, clock);
   const signIn = new SignInService({
     providers: new Map(options.providers.map((p) => [p.id, p])),
     states: repositories.loginStates,

@@ -1,5 +1,6 @@
 // The authorization server's grants (RFC 6749 + OAuth 2.1 + RFC 9700): authorization codes
 // with PKCE (S256 only), refresh token rotation with reuse detection, client credentials.
+// Every grant is for one resource (RFC 8707): the one its authorization request named.
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, isGrantType, isScope, type Scope, type TokenRequest, type TokenResponse } from '../../contracts/auth.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -7,8 +8,10 @@ import { LoomError } from '../errors.ts';
 import type { ClientRegistry } from './clients.ts';
 import { redirectUriMatches } from './clients.ts';
 import type { ClientRecord, GrantRecord, GrantRepository } from './records.ts';
+import { RESOURCES, resourceNamed, resourceUri, type ResourceId } from './resources.ts';
 import { constantTimeEqual, hashToken, isValidVerifier, pkceChallenge, randomToken } from './secrets.ts';
 import { parseScope, type TokenService } from './tokens.ts';
+import type { ServiceUrls } from '../urls.ts';
 
 export const CODE_LIFETIME_SECONDS = 60;
 
@@ -20,6 +23,8 @@ export interface AuthorizationRequest {
   client: ClientRecord;
   redirectUri: string;
   scope: string;
+  /** The resource the tokens will be for. */
+  resource: ResourceId;
   state: string | null;
   codeChallenge: string;
   nonce: string | null;
@@ -31,7 +36,7 @@ export class AuthorizePageError extends Error {}
 /** Problems reported back to the client's redirect URI (RFC 6749 §4.1.2.1). */
 export class AuthorizeRedirectError extends Error {
   constructor(
-    readonly code: 'invalid_request' | 'invalid_scope' | 'unauthorized_client' | 'unsupported_response_type' | 'access_denied',
+    readonly code: 'invalid_request' | 'invalid_scope' | 'invalid_target' | 'unauthorized_client' | 'unsupported_response_type' | 'access_denied',
     message: string,
     readonly request: { redirectUri: string; state: string | null },
   ) {
@@ -39,7 +44,7 @@ export class AuthorizeRedirectError extends Error {
   }
 }
 
-function oauthError(code: 'invalid_request' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope', message: string) {
+function oauthError(code: 'invalid_request' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_target', message: string) {
   return new LoomError(code, message);
 }
 
@@ -50,6 +55,7 @@ export class OAuthServer {
     private readonly clients: ClientRegistry,
     private readonly grants: GrantRepository,
     private readonly tokens: TokenService,
+    private readonly urls: ServiceUrls,
     clock?: Clock,
   ) {
     this.clock = clock ?? systemClock;
@@ -73,11 +79,13 @@ export class OAuthServer {
     if (!/^[A-Za-z0-9_-]{43}$/.test(query.code_challenge)) throw new AuthorizeRedirectError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).', back);
     const scope = this.grantableScope(query.scope, client.scopes);
     if (scope instanceof Error) throw new AuthorizeRedirectError('invalid_scope', scope.message, back);
-    return { client, redirectUri, scope, state: back.state, codeChallenge: query.code_challenge, nonce: query.nonce ?? null };
+    const resource = resourceNamed(this.urls, query.resource);
+    if (!resource) throw new AuthorizeRedirectError('invalid_target', this.unknownResource(query.resource!), back);
+    return { client, redirectUri, scope, resource, state: back.state, codeChallenge: query.code_challenge, nonce: query.nonce ?? null };
   }
 
-  /** Issues a single-use code bound to the client, redirect URI, challenge and user. */
-  async issueCode(request: Omit<AuthorizationRequest, 'state' | 'client'> & { clientId: string; userId: string }): Promise<string> {
+  /** Issues a single-use code bound to the client, redirect URI, challenge and user, for a resource (the API by default). */
+  async issueCode(request: Omit<AuthorizationRequest, 'state' | 'client' | 'resource'> & { clientId: string; userId: string; resource?: ResourceId }): Promise<string> {
     const code = randomToken(32);
     await this.grants.saveCode({
       codeHash: hashToken(code),
@@ -86,6 +94,7 @@ export class OAuthServer {
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
       scope: request.scope,
+      resource: request.resource ?? 'api',
       nonce: request.nonce,
       expiresAt: new Date(this.clock.now() + CODE_LIFETIME_SECONDS * 1000).toISOString(),
       usedAt: null,
@@ -133,7 +142,11 @@ export class OAuthServer {
         throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge.');
       }
     }
-    const grant = await this.newGrant(client.clientId, code.userId, code.scope);
+    // RFC 8707 §2.2: the token request may name the resource again; it must be the one authorized.
+    if (request.resource !== undefined && resourceNamed(this.urls, request.resource) !== code.resource) {
+      throw oauthError('invalid_target', `The authorization was for ${this.uriOf(code.resource)}, not ${request.resource.slice(0, 200)}.`);
+    }
+    const grant = await this.newGrant(client.clientId, code.userId, code.scope, code.resource);
     if ((await this.grants.attachGrantToCode(code.codeHash, grant.id)) !== grant.id) {
       await this.grants.revokeGrant(grant.id, now);
       throw oauthError('invalid_grant', 'The authorization code was presented twice; the tokens issued for it are revoked.');
@@ -155,6 +168,10 @@ export class OAuthServer {
     }
     if (grant.revokedAt) throw oauthError('invalid_grant', 'This sign-in has been revoked.');
     if (claim.record.expiresAt <= now) throw oauthError('invalid_grant', 'The refresh token has expired.');
+    if (request.resource !== undefined && resourceNamed(this.urls, request.resource) !== grant.resource) {
+      // The token was spent by the claim above: the family lives on through a new one.
+      throw oauthError('invalid_target', `This sign-in is for ${this.uriOf(grant.resource)}, not ${request.resource.slice(0, 200)}.`);
+    }
     let scope = grant.scope;
     if (request.scope) {
       const asked = parseScope(request.scope);
@@ -172,8 +189,18 @@ export class OAuthServer {
     const allowed = client.scopes.filter((s) => CLIENT_CREDENTIALS_SCOPES.includes(s));
     const scope = this.grantableScope(request.scope, allowed);
     if (scope instanceof Error) throw oauthError('invalid_scope', scope.message);
-    const grant = await this.newGrant(client.clientId, null, scope);
+    const resource = resourceNamed(this.urls, request.resource);
+    if (!resource) throw oauthError('invalid_target', this.unknownResource(request.resource!));
+    const grant = await this.newGrant(client.clientId, null, scope, resource);
     return this.tokens.issue(grant, { refresh: false });
+  }
+
+  private uriOf(resource: ResourceId): string {
+    return resourceUri(this.urls, resource);
+  }
+
+  private unknownResource(asked: string): string {
+    return `Unknown resource ${JSON.stringify(asked.slice(0, 200))}; this server issues tokens for ${RESOURCES.map((r) => this.uriOf(r)).join(' and ')}.`;
   }
 
   /** The requested scopes if all are known and allowed (all allowed ones when none are asked for). */
@@ -187,8 +214,8 @@ export class OAuthServer {
     return [...new Set(asked)].join(' ');
   }
 
-  private async newGrant(clientId: string, userId: string | null, scope: string): Promise<GrantRecord> {
-    const grant: GrantRecord = { id: randomUUID(), clientId, userId, scope, createdAt: new Date(this.clock.now()).toISOString(), revokedAt: null };
+  private async newGrant(clientId: string, userId: string | null, scope: string, resource: ResourceId): Promise<GrantRecord> {
+    const grant: GrantRecord = { id: randomUUID(), clientId, userId, scope, resource, createdAt: new Date(this.clock.now()).toISOString(), revokedAt: null };
     await this.grants.createGrant(grant);
     return grant;
   }

@@ -1,5 +1,6 @@
 // What identity keeps, and the repositories (implemented in store/) that keep it.
 import type { GrantType, Scope } from '../../contracts/auth.ts';
+import type { ResourceId } from './resources.ts';
 
 export interface SigningKeyRecord {
   kid: string;
@@ -25,6 +26,11 @@ export interface ClientRecord {
   grantTypes: GrantType[];
   /** Scopes this client may be granted. */
   scopes: Scope[];
+  /**
+   * Who registered it: the operator (`loom admin clients`), or the client itself (RFC 7591,
+   * how MCP clients sign in). A user is asked to consent to a client that registered itself.
+   */
+  registration: 'operator' | 'dynamic';
   createdAt: string;
 }
 
@@ -78,6 +84,8 @@ export interface GrantRecord {
   clientId: string;
   userId: string | null;
   scope: string;
+  /** The resource its access tokens are for (`aud`). */
+  resource: ResourceId;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -89,6 +97,8 @@ export interface AuthorizationCodeRecord {
   redirectUri: string;
   codeChallenge: string | null;
   scope: string;
+  /** The resource the authorization request named (RFC 8707). */
+  resource: ResourceId;
   nonce: string | null;
   expiresAt: string;
   usedAt: string | null;

@@ -1,5 +1,6 @@
-// Issues and verifies the bearer tokens of the hosted API: OAuth access tokens (RFC 9068
-// JWTs, `typ: at+jwt`), ID tokens, and API keys (JWTs whose id is kept for revocation).
+// Issues and verifies the bearer tokens of the hosted API and its MCP endpoint: OAuth access
+// tokens (RFC 9068 JWTs, `typ: at+jwt`) for one resource each, ID tokens, and API keys (JWTs
+// whose id is kept for revocation) for the whole service.
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, type JWTPayload } from 'jose';
 import { isScope, type Scope, type TokenResponse } from '../../contracts/auth.ts';
@@ -7,6 +8,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { ServiceUrls } from '../urls.ts';
 import { LoomError } from '../errors.ts';
 import type { ApiKeyRepository, GrantRecord, GrantRepository, UserRecord, UserRepository } from './records.ts';
+import { RESOURCES, resourceUri, type ResourceId } from './resources.ts';
 import { hashToken, randomToken } from './secrets.ts';
 import type { SigningKeys } from './signing-keys.ts';
 
@@ -54,7 +56,7 @@ export class TokenService {
     const scopes = parseScope(grant.scope);
     const subject = grant.userId ?? grant.clientId;
     const accessToken = await this.options.keys.sign(
-      { iss: this.options.urls.issuer, sub: subject, aud: this.options.urls.audience, jti: randomUUID(), client_id: grant.clientId, scope: grant.scope, gid: grant.id },
+      { iss: this.options.urls.issuer, sub: subject, aud: resourceUri(this.options.urls, grant.resource), jti: randomUUID(), client_id: grant.clientId, scope: grant.scope, gid: grant.id },
       ACCESS_TOKEN_TYP,
       this.accessTokenSeconds,
     );
@@ -78,24 +80,36 @@ export class TokenService {
     return token;
   }
 
-  /** An API key: a JWT naming its record, which can be revoked at once. */
+  /**
+   * An API key: a JWT naming its record, which can be revoked at once. A key is the user's
+   * credential for the whole service, so its `aud` names every resource of it.
+   */
   async signApiKey(claims: { id: string; userId: string; scope: string }, expiresInSeconds: number): Promise<string> {
+    const audiences = RESOURCES.map((resource) => resourceUri(this.options.urls, resource));
     return this.options.keys.sign(
-      { iss: this.options.urls.issuer, sub: claims.userId, aud: this.options.urls.audience, jti: claims.id, scope: claims.scope },
+      { iss: this.options.urls.issuer, sub: claims.userId, aud: audiences, jti: claims.id, scope: claims.scope },
       API_KEY_TYP,
       expiresInSeconds,
     );
   }
 
-  /** Verifies a bearer token (access token or API key) and says who it stands for. */
-  async verify(token: string): Promise<Principal> {
+  /**
+   * Verifies a bearer token presented to `resource` (access token or API key) and says who it
+   * stands for. A token whose `aud` does not name that resource is refused (RFC 8707): an access
+   * token for the API is no good at the MCP endpoint, and the other way round.
+   */
+  async verify(token: string, resource: ResourceId = 'api'): Promise<Principal> {
     const typ = headerTyp(token);
     if (typ !== ACCESS_TOKEN_TYP && typ !== API_KEY_TYP) throw invalidToken('The token is not a Loom access token or API key.');
     let payload: JWTPayload;
     try {
-      payload = await this.options.keys.verify(token, { typ, issuer: this.options.urls.issuer, audience: this.options.urls.audience });
+      payload = await this.options.keys.verify(token, { typ, issuer: this.options.urls.issuer, audience: resourceUri(this.options.urls, resource) });
     } catch (error) {
-      throw invalidToken(error instanceof joseErrors.JWTExpired ? 'The token has expired.' : 'The token is not valid.');
+      if (error instanceof joseErrors.JWTExpired) throw invalidToken('The token has expired.');
+      if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') {
+        throw invalidToken(`The token was issued for another resource, not ${resourceUri(this.options.urls, resource)}.`);
+      }
+      throw invalidToken('The token is not valid.');
     }
     const scopes = new Set(parseScope(typeof payload.scope === 'string' ? payload.scope : '').filter(isScope));
     if (typ === API_KEY_TYP) {

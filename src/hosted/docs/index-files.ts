@@ -1,4 +1,5 @@
 // /llms.txt and /sitemap.xml, derived from the operation table.
+import { MCP_MANIFEST_PATHS, MCP_PATH } from '../../contracts/mcp.ts';
 import { operations } from '../../contracts/operations.ts';
 import { API_PREFIX } from '../../contracts/versioning.ts';
 
@@ -6,6 +7,7 @@ import { API_PREFIX } from '../../contracts/versioning.ts';
 export const DOCUMENTS = [
   { path: '/openapi.json', title: 'OpenAPI 3.1 description (JSON)' },
   { path: '/openapi.yaml', title: 'OpenAPI 3.1 description (YAML)' },
+  ...MCP_MANIFEST_PATHS.map((path) => ({ path, title: 'MCP server card: endpoint, authorization and tools with their schemas' })),
   { path: '/llms.txt', title: 'This index' },
 ] as const;
 
@@ -22,6 +24,12 @@ export function buildLlmsTxt(publicUrl: string): string {
     ...operations.map(
       (o) => `- [${o.operationId}](${publicUrl}${API_PREFIX}${o.path}): ${o.method} ${API_PREFIX}${o.path} — ${o.summary}. ${o.description}`,
     ),
+    '',
+    '## MCP',
+    '',
+    `> An MCP server (Streamable HTTP, stateless) at ${publicUrl}${MCP_PATH}. Each tool mirrors an operation and takes and returns what it does.`,
+    '',
+    ...operations.flatMap((o) => ('mcpTool' in o && o.mcpTool ? [`- ${o.mcpTool}: the operation ${o.operationId} — ${o.summary}.`] : [])),
     '',
     '## Documents',
     '',

@@ -3,9 +3,10 @@ import type { TSchema } from 'typebox';
 import { ALL_SCOPES, SCOPES, type OperationAuth, type Scope } from '../../contracts/auth.ts';
 import { operationErrors, UNIVERSAL_ERRORS } from '../../contracts/operation-errors.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
+import { plainSchema } from '../../contracts/schema-helpers.ts';
 import { ErrorBody } from '../../contracts/schemas.ts';
 import { API_PREFIX, DEPRECATION_HEADERS, DOCS_MIRROR_PREFIX } from '../../contracts/versioning.ts';
-import { errorResponses, header, parametersOf, pathsOf, plain, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../../http/openapi.ts';
+import { errorResponses, header, parametersOf, pathsOf, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../../http/openapi.ts';
 
 /** The OpenAPI 3.1 document of the hosted API, its links under `publicUrl` and its OAuth endpoints under `issuer`. */
 export function buildOpenApi(publicUrl: string, version: string, issuer: string = publicUrl): Json {
@@ -26,7 +27,7 @@ export function buildOpenApi(publicUrl: string, version: string, issuer: string 
     tags: tags.map((name) => ({ name })),
     paths: pathsOf(operations, describeOperation),
     components: {
-      schemas: { Error: plain(ErrorBody) },
+      schemas: { Error: plainSchema(ErrorBody) },
       securitySchemes: securitySchemes(issuer),
       headers: {
         ...RATE_LIMIT_HEADERS,
@@ -62,7 +63,7 @@ function describeOperation(operation: AnyOperation): Json {
     [operation.success.status]: {
       description: operation.success.description,
       headers: successHeaders,
-      ...(redirect ? {} : { content: { 'application/json': { schema: plain(operation.success.schema) } } }),
+      ...(redirect ? {} : { content: { 'application/json': { schema: plainSchema(operation.success.schema) } } }),
     },
   };
   Object.assign(responses, errorResponses([...operationErrors(operation), ...UNIVERSAL_ERRORS], 'hosted', (code) => code, '#/components/schemas/Error'));
@@ -77,7 +78,7 @@ function describeOperation(operation: AnyOperation): Json {
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries((request.contentTypes ?? ['application/json']).map((type) => [type, { schema: plain(request.body!) }])),
+            content: Object.fromEntries((request.contentTypes ?? ['application/json']).map((type) => [type, { schema: plainSchema(request.body!) }])),
           },
         }
       : {}),

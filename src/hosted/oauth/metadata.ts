@@ -1,9 +1,13 @@
 // Discovery documents: authorization server metadata (RFC 8414, and OpenID Connect discovery
 // since ID tokens are issued), protected resource metadata (RFC 9728) and the JWKS.
-import { ALL_SCOPES, GRANT_TYPES } from '../../contracts/auth.ts';
+import { ALL_SCOPES, GRANT_TYPES, type Scope } from '../../contracts/auth.ts';
+import { resourceUri, type ResourceId } from '../../core/identity/resources.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
+
+/** Dynamic client registration (RFC 7591), open to public clients: how MCP clients sign in. */
+export const REGISTRATION_PATH = '/auth/register';
 
 /**
  * RFC 8414 metadata, plus one member of Loom's own (RFC 8414 §2 allows more):
@@ -16,6 +20,7 @@ export function authorizationServerMetadata(urls: ServiceUrls, signInProviders: 
     issuer,
     authorization_endpoint: `${issuer}/auth/authorize`,
     token_endpoint: `${issuer}/auth/token`,
+    registration_endpoint: `${issuer}${REGISTRATION_PATH}`,
     jwks_uri: `${issuer}${JWKS_PATH}`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: ['code'],
@@ -32,13 +37,25 @@ export function authorizationServerMetadata(urls: ServiceUrls, signInProviders: 
   };
 }
 
-export function protectedResourceMetadata(urls: ServiceUrls) {
+/** What a protected resource's metadata says beyond what every resource shares. */
+export interface ResourceDescription {
+  name: string;
+  scopes: readonly Scope[];
+  documentation: string;
+}
+
+/**
+ * RFC 9728 metadata of a resource: the hosted API (every scope, documented by the OpenAPI
+ * description) unless told otherwise.
+ */
+export function protectedResourceMetadata(urls: ServiceUrls, resource: ResourceId = 'api', description?: ResourceDescription) {
   return {
-    resource: urls.audience,
+    resource: resourceUri(urls, resource),
+    resource_name: description?.name ?? 'Loom hosted API',
     authorization_servers: [urls.issuer],
-    scopes_supported: ALL_SCOPES,
+    scopes_supported: description?.scopes ?? ALL_SCOPES,
     bearer_methods_supported: ['header'],
     resource_signing_alg_values_supported: ['ES256'],
-    resource_documentation: `${urls.publicUrl}/openapi.json`,
+    resource_documentation: description?.documentation ?? `${urls.publicUrl}/openapi.json`,
   };
 }

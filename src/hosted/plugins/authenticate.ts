@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationAuth } from '../../contracts/auth.ts';
 import { LoomError } from '../../core/errors.ts';
+import { resourceMetadataPath, type ResourceId } from '../../core/identity/resources.ts';
 import type { Principal, TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
 
@@ -14,8 +15,6 @@ declare module 'fastify' {
   }
 }
 
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
-
 /** RFC 6750 §2.3 is not supported: a token in the URL ends up in logs and Referer headers. */
 export function refuseQueryToken(request: FastifyRequest): void {
   if (typeof request.query === 'object' && request.query && 'access_token' in request.query) {
@@ -23,10 +22,18 @@ export function refuseQueryToken(request: FastifyRequest): void {
   }
 }
 
-export function authenticate(auth: OperationAuth, tokens: TokenService, urls: ServiceUrls) {
+/** Where a check stands: the protected resource whose tokens it takes. */
+export interface AuthenticationTarget {
+  /** Tokens must name it in `aud`; challenges point at its metadata. */
+  resource: ResourceId;
+  /** The scope a 401 without credentials asks for (RFC 6750 §3), when the resource names one. */
+  challengeScope?: string;
+}
+
+export function authenticate(auth: OperationAuth, tokens: TokenService, urls: ServiceUrls, target: AuthenticationTarget = { resource: 'api' }) {
   const acceptsTokens = Boolean(auth.oauth2?.length || auth.bearer);
   const challenge = (reply: FastifyReply, extra: Record<string, string> = {}) => {
-    const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + PROTECTED_RESOURCE_PATH };
+    const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + resourceMetadataPath(target.resource) };
     reply.header('www-authenticate', `Bearer ${Object.entries(params).map(([k, v]) => `${k}="${v}"`).join(', ')}`);
   };
 
@@ -34,7 +41,7 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
     const header = request.headers.authorization;
     if (header === undefined) {
       if (auth.anonymous) return;
-      challenge(reply);
+      challenge(reply, target.challengeScope ? { scope: target.challengeScope } : {});
       throw new LoomError('unauthorized', 'This operation needs a bearer token.', 'Sign in with `loom login`, or create an API key in the dashboard.');
     }
     const [scheme = '', ...rest] = header.trim().split(/\s+/);
@@ -56,7 +63,7 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
     }
     let principal: Principal;
     try {
-      principal = await tokens.verify(credentials);
+      principal = await tokens.verify(credentials, target.resource);
     } catch (error) {
       if (error instanceof LoomError && error.code === 'invalid_token') challenge(reply, { error: 'invalid_token', error_description: error.message });
       throw error;

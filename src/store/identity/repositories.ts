@@ -20,6 +20,7 @@ import type {
   UserRecord,
   UserRepository,
 } from '../../core/identity/records.ts';
+import type { ResourceId } from '../../core/identity/resources.ts';
 import { reach } from '../failures.ts';
 import type { ApiKeyTable, AuthorizationCodeTable, Database, GrantTable, OAuthClientTable, UserTable } from '../schema.ts';
 
@@ -58,6 +59,7 @@ function toClient(row: Selectable<OAuthClientTable>): ClientRecord {
     redirectUris: JSON.parse(row.redirect_uris),
     grantTypes: JSON.parse(row.grant_types),
     scopes: JSON.parse(row.scopes),
+    registration: row.registration === 'dynamic' ? 'dynamic' : 'operator',
     createdAt: row.created_at,
   };
 }
@@ -77,6 +79,7 @@ export class SqlClientRepository implements ClientRepository {
           redirect_uris: JSON.stringify(client.redirectUris),
           grant_types: JSON.stringify(client.grantTypes),
           scopes: JSON.stringify(client.scopes),
+          registration: client.registration,
           created_at: client.createdAt,
         })
         .execute(),
@@ -181,8 +184,21 @@ export class SqlUserRepository implements UserRepository {
   }
 }
 
+/** A resource's name as stored; rows from before resources were recorded are for the API. */
+function toResource(stored: string | null): ResourceId {
+  return stored === 'mcp' ? 'mcp' : 'api';
+}
+
 function toGrant(row: Selectable<GrantTable>): GrantRecord {
-  return { id: row.id, clientId: row.client_id, userId: row.user_id, scope: row.scope, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    userId: row.user_id,
+    scope: row.scope,
+    resource: toResource(row.resource),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
 }
 
 function toCode(row: Selectable<AuthorizationCodeTable>): AuthorizationCodeRecord {
@@ -193,6 +209,7 @@ function toCode(row: Selectable<AuthorizationCodeTable>): AuthorizationCodeRecor
     redirectUri: row.redirect_uri,
     codeChallenge: row.code_challenge,
     scope: row.scope,
+    resource: toResource(row.resource),
     nonce: row.nonce,
     expiresAt: row.expires_at,
     usedAt: row.used_at,
@@ -207,7 +224,15 @@ export class SqlGrantRepository implements GrantRepository {
     await reach(() =>
       this.db
         .insertInto('grants')
-        .values({ id: grant.id, client_id: grant.clientId, user_id: grant.userId, scope: grant.scope, created_at: grant.createdAt, revoked_at: grant.revokedAt })
+        .values({
+          id: grant.id,
+          client_id: grant.clientId,
+          user_id: grant.userId,
+          scope: grant.scope,
+          resource: grant.resource,
+          created_at: grant.createdAt,
+          revoked_at: grant.revokedAt,
+        })
         .execute(),
     );
   }
@@ -236,6 +261,7 @@ export class SqlGrantRepository implements GrantRepository {
           redirect_uri: code.redirectUri,
           code_challenge: code.codeChallenge,
           scope: code.scope,
+          resource: code.resource,
           nonce: code.nonce,
           expires_at: code.expiresAt,
           used_at: code.usedAt,

@@ -70,6 +70,14 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await createTextTable(db, 'webhook_endpoints_disabled', ['url'], ['secret_fingerprint', 'disabled_at', 'reason']);
       },
     },
+    '0004_oauth_resources': {
+      async up(db: Kysely<any>) {
+        // Nullable, so that what exists keeps its meaning: operator clients, tokens for the API.
+        await db.schema.alterTable('oauth_clients').addColumn('registration', 'text').execute();
+        await db.schema.alterTable('grants').addColumn('resource', 'text').execute();
+        await db.schema.alterTable('authorization_codes').addColumn('resource', 'text').execute();
+      },
+    },
   };
 }
 
