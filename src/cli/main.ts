@@ -13,6 +13,12 @@ import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
 import { printProblem } from './output.ts';
 
+/**
+ * The `loom` command and its subcommands, unparsed.
+ *
+ * @example
+ * await buildProgram().parseAsync(['node', 'loom', 'hosted', '--port', '9000']);
+ */
 export function buildProgram(): Command {
   return new Command('loom')
     .description('Loom: an open, self-hostable AI code editor service')

@@ -46,6 +46,7 @@ function sendLocalError(reply: FastifyReply, error: unknown): FastifyReply {
   return reply.code(status).type('application/json; charset=utf-8').send(localErrorBody(body.error, body.message, extra));
 }
 
+/** Answers every failure in the local envelope: a route's error, no route (404), a wrong method (405, with Allow). */
 export function registerLocalErrors(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
   app.setErrorHandler((error, request, reply) => {

@@ -37,6 +37,11 @@ export function allowedOrigins(port: number): Set<string> {
   return new Set([`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]);
 }
 
+/**
+ * Adds the front door as an onRequest hook: a Host or Origin that is not this server's
+ * loopback is 403 forbidden, a request without the token (or, where the route allows it, a
+ * ticket on a WebSocket upgrade) 401 unauthorized, and a refused request's connection is closed.
+ */
 export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
   app.decorateRequest('grantedBy', undefined);
   app.addHook('onRequest', async (request, reply) => {

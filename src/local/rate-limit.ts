@@ -15,6 +15,11 @@ export type LocalLimits = Record<LocalLimitClass, number>;
 export const DEFAULT_LOCAL_LIMITS: LocalLimits = { aiComplete: 60, default: 120 };
 const WINDOW_MS = 60_000;
 
+/**
+ * Adds the rate limit as an onRequest hook: each request counts against its route's budget
+ * (`limits()` read on every request, so settings.json edits apply at once), every answer
+ * carries the RateLimit headers, and one over budget is 429 RATE_LIMIT_EXCEEDED.
+ */
 export function registerLocalRateLimit(app: FastifyInstance, limits: () => LocalLimits, clock: Clock): void {
   const counter = new MemoryCounter(clock);
   app.addHook('onRequest', (request, reply, done) => {

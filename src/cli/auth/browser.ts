@@ -2,6 +2,7 @@
 // missing opener (a server, a container, no DISPLAY) only means the user copies it.
 import { spawn } from 'node:child_process';
 
+/** Starts the platform's opener (open, Windows' URL handler, xdg-open) on `url` and returns at once; a failure is ignored. */
 export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
   const [command, args]: [string, string[]] =
     platform === 'darwin'

@@ -49,6 +49,11 @@ export function hostedFrameworkErrors(): {
   };
 }
 
+/**
+ * Answers every failure in the hosted Error shape: a handler's or a hook's error (a 500 logged,
+ * its details kept from the client), no route (404, or 400 unsupported_version under another
+ * /api/vN), a wrong method (405, with Allow).
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
 
