@@ -3,6 +3,7 @@
 // point at it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LOOM_VERSION } from '../../../src/config/version.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
 import { connectMcp } from '../../support/mcp.ts';
@@ -39,7 +40,7 @@ describe('MCP server card', () => {
 
   it('names the server, its version, the endpoint, the transport and the revisions it speaks', () => {
     assert.equal(card.name, 'loom');
-    assert.equal(card.version, '0.0.0-test');
+    assert.equal(card.version, LOOM_VERSION);
     assert.match(card.description, /tab completion/);
     assert.equal(card.endpoint, 'https://loom.example.com/mcp');
     assert.deepEqual(card.transport, { type: 'streamable-http', sessions: false, methods: ['POST'] });

@@ -3,6 +3,7 @@
 // as its REST operation answers the same request, failures included.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LOOM_VERSION } from '../../../src/config/version.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
@@ -78,7 +79,7 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
 
   describe('initialize', () => {
     it('names the server, offers tools, and speaks the latest revision', () => {
-      assert.deepEqual(client.getServerVersion(), { name: 'loom', title: 'Loom', version: '0.0.0-test' });
+      assert.deepEqual(client.getServerVersion(), { name: 'loom', title: 'Loom', version: LOOM_VERSION });
       assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
       assert.match(client.getInstructions() ?? '', /tab completion/);
     });
