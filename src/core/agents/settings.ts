@@ -29,7 +29,7 @@ export function agentSettings(base: AgentsConfig, override: AgentSettingsOverrid
  * upper limits), else the default. Throws LoomError validation_error on anything else.
  */
 export function resolveBudgets(defaults: AgentBudgets, requested: Partial<AgentBudgets> | undefined): AgentBudgets {
-  const budgets = { ...defaults };
+  const budgets: AgentBudgets = { maxSteps: defaults.maxSteps, maxTokens: defaults.maxTokens, timeoutSeconds: defaults.timeoutSeconds };
   for (const key of ['maxSteps', 'maxTokens', 'timeoutSeconds'] as const) {
     const value = requested?.[key];
     if (value === undefined) continue;
