@@ -131,12 +131,12 @@ export const MATH = 'export function add(a: number, b: number): number {\n  retu
 let callNumber = 0;
 
 /** A turn of native tool calls: [name, arguments object or raw text]. */
-export function calls(...list: [string, Record<string, unknown> | string][]): ScriptedTurn {
+export function calls(...list: [string, Record<string, unknown> | string][]): Extract<ScriptedTurn, { kind: 'tools' }> {
   return { kind: 'tools', calls: list.map(([name, args]) => ({ id: `call_${++callNumber}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) })), usage: { prompt: 1000, completion: 50 } };
 }
 
 /** A turn of plain text (the model's last words, or search/replace blocks). */
-export function says(text: string): ScriptedTurn {
+export function says(text: string): Extract<ScriptedTurn, { kind: 'text' }> {
   return { kind: 'text', text, usage: { prompt: 1000, completion: 50 } };
 }
 
