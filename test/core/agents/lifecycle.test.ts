@@ -44,15 +44,18 @@ describe('agent tasks: stop conditions', () => {
     assert.equal(h.fake.chat.pending, 1);
   });
 
-  it('ends at the token budget; a turn may generate no more than the budget has left', async (t) => {
+  it('ends at the token budget; a turn may generate only what its prompt leaves of the budget', async (t) => {
     const h = await agentHarness(t);
-    h.fake.chat.queue(calls(['list_files', {}]), calls(['list_files', { pattern: 'src/**' }]), says('never asked'));
-    const { taskId } = await h.agents.run({ task: 'Look around', files: ['src/**'], budgets: { maxTokens: 1500 } });
+    h.fake.chat.queue(calls(['list_files', {}]), calls(['list_files', { pattern: 'src/**' }]), calls(['list_files', { pattern: 'x/**' }]), says('never asked'));
+    const { taskId } = await h.agents.run({ task: 'Look around', files: ['src/**'], budgets: { maxTokens: 4000 } });
     await h.completed(taskId);
     const status = await h.agents.status(taskId);
-    assert.deepEqual([status.reason, status.tokens], ['max_tokens', 2100]);
-    const bodies = h.fake.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => request.body.max_tokens);
-    assert.deepEqual(bodies, [1500, 450]);
+    // Each turn counts 1,050 tokens (1,000 of prompt): a fourth would not fit.
+    assert.deepEqual([status.reason, status.steps, status.tokens], ['max_tokens', 3, 3150]);
+    const limits = h.fake.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => request.body.max_tokens);
+    assert.equal(limits.length, 3);
+    assert.ok(limits[0] < 4000 - 700, `the first turn's prompt is estimated from its characters: ${limits[0]}`);
+    assert.ok(limits[1] <= 4000 - 1050 - 1000 && limits[2] <= 4000 - 2100 - 1000, `later turns start from the prompt counted last: ${limits}`);
   });
 
   it('ends at the wall-time budget, measured on the injected clock', async (t) => {

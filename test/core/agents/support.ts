@@ -12,6 +12,7 @@ import type { Clock } from '../../../src/core/clock.ts';
 import { BuiltinModel, BuiltinProvider } from '../../../src/core/completion/builtin/index.ts';
 import { ProviderSet } from '../../../src/core/completion/providers.ts';
 import { EventBus, type LoomEvent } from '../../../src/core/events/bus.ts';
+import { GgufProvider } from '../../../src/core/models/gguf.ts';
 import { OpenAiProvider } from '../../../src/core/models/openai.ts';
 import { Documents } from '../../../src/core/workspace/documents.ts';
 import { WorkspacePaths } from '../../../src/core/workspace/paths.ts';
@@ -34,8 +35,8 @@ export interface Harness {
   /** A file of the workspace, or null when missing. */
   file(relative: string): string | null;
   write(relative: string, text: string): void;
-  /** Resolves with the task's agent:complete event. */
-  completed(taskId: string): Promise<LoomEvent>;
+  /** Resolves with the task's agent:complete event (`limitMs`: the guard against a hang). */
+  completed(taskId: string, limitMs?: number): Promise<LoomEvent>;
   /** A new manager on the same workspace, store and server (a restart). */
   restart(): Promise<AgentManager>;
 }
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   provider?: 'builtin' | 'openai';
   /** No openai provider at all: only builtin. */
   noChatModel?: boolean;
+  /** A gguf model file (the tiny random-weight ones), served as the default provider `tiny`. */
+  gguf?: string;
 }
 
 export async function agentHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
@@ -71,9 +74,13 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   const documents = new Documents(paths, bus);
   const providers = new ProviderSet(
     new BuiltinProvider(new BuiltinModel()),
-    { gguf: () => assertNever('gguf'), openai: (settings) => new OpenAiProvider(settings) },
     {
-      provider: options.provider ?? 'openai',
+      gguf: (settings) => new GgufProvider({ file: settings.model, name: 'tiny', gpu: 'off', contextSize: 512, threads: 1, sequences: 1, chatContextSize: settings.contextSize }),
+      openai: (settings) => new OpenAiProvider(settings),
+    },
+    {
+      provider: options.provider ?? (options.gguf ? 'gguf' : 'openai'),
+      ...(options.gguf ? { gguf: { model: options.gguf, gpu: 'off' as const, contextSize: 8192 } } : {}),
       timeoutMs: 10_000,
       maxTokens: 64,
       prefixChars: 8192,
@@ -98,9 +105,9 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
     return manager;
   };
   const agents = await make();
-  const completed = async (taskId: string) => {
+  const completed = async (taskId: string, limitMs?: number) => {
     let found: LoomEvent | undefined;
-    await waitFor(() => (found = events.find((event) => event.type === 'agent:complete' && event.data.taskId === taskId)) !== undefined, undefined, `agent:complete of ${taskId}`);
+    await waitFor(() => (found = events.find((event) => event.type === 'agent:complete' && event.data.taskId === taskId)) !== undefined, limitMs, `agent:complete of ${taskId}`);
     return found!;
   };
   return {
@@ -120,10 +127,6 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
     completed,
     restart: make,
   };
-}
-
-function assertNever(kind: string): never {
-  throw new Error(`the harness has no ${kind} provider`);
 }
 
 export const MATH = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function sub(a: number, b: number): number {\n  return a - b;\n}\n';

@@ -20,6 +20,8 @@ import { LoopDetector } from './loop-detector.ts';
 
 /** Most tokens one turn may generate (less when the token budget has less left). */
 export const TURN_MAX_TOKENS = 4096;
+/** How many characters make a token, about, in prompts of code and English: for the turn not counted yet. */
+const CHARS_PER_TOKEN = 4;
 /** Turns in a row with nothing the loop could act on before the task ends (`unusable_answers`). */
 export const MAX_UNUSABLE_TURNS = 3;
 
@@ -78,20 +80,27 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
   let tokens = 0;
   let unusable = 0;
   let summary: string | undefined;
+  /** The last turn's prompt, in characters and in the tokens the model counted. */
+  let lastPrompt: { chars: number; tokens: number } | undefined;
   const end = (reason: EndReason, extra: Omit<LoopEnd, 'reason'> = {}): LoopEnd => ({ reason, ...(summary !== undefined ? { summary } : {}), ...extra });
   const stopped = (): LoopEnd | undefined => (signal.aborted ? end(stopReason(signal)) : undefined);
   try {
     for (;;) {
-      const stop = stopped() ?? (steps >= budgets.maxSteps ? end('max_steps') : tokens >= budgets.maxTokens ? end('max_tokens') : clock.now() >= deadline ? end('timeout') : undefined);
-      if (stop) return stop;
       compactConversation(messages);
+      const tools = options.toolbox.declarations();
+      const promptChars = messages.reduce((sum, message) => sum + message.content.length, JSON.stringify(tools).length);
+      // The budget counts the prompt too: what the turn may generate is what its prompt leaves.
+      const promptTokens = lastPrompt ? lastPrompt.tokens + (promptChars - lastPrompt.chars) / CHARS_PER_TOKEN : promptChars / CHARS_PER_TOKEN;
+      const room = Math.floor(budgets.maxTokens - tokens - promptTokens);
+      const stop = stopped() ?? (steps >= budgets.maxSteps ? end('max_steps') : room < 1 ? end('max_tokens') : clock.now() >= deadline ? end('timeout') : undefined);
+      if (stop) return stop;
       const started = clock.now();
       let result: ChatResult;
       try {
         result = await options.provider.chat({
           messages,
-          tools: options.toolbox.declarations(),
-          maxTokens: Math.max(1, Math.min(TURN_MAX_TOKENS, budgets.maxTokens - tokens)),
+          tools,
+          maxTokens: Math.min(TURN_MAX_TOKENS, room),
           conversation: options.conversation,
           signal,
         });
@@ -102,6 +111,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
       }
       steps++;
       tokens += result.usage.promptTokens + result.usage.completionTokens;
+      lastPrompt = { chars: promptChars, tokens: result.usage.promptTokens };
       options.onTurn?.(result);
       const turn = readTurn(result);
       if (turn.text.trim() !== '') summary = turn.text.trim();

@@ -34,7 +34,9 @@ export const listFiles: AgentTool = {
       if (files.length === 0) return { ok: true, text: `No file matches ${pattern}.` };
       const lines = files.map((file) => `${file.path}${context.files.inScope(file.path) ? '' : '  (read-only)'}`);
       const more = truncated ? `\n… and more: narrow the pattern to see them.` : '';
-      return { ok: true, text: `${files.length}${truncated ? '+' : ''} files match ${pattern} ("read-only": outside the files this task may change):\n${lines.join('\n')}${more}` };
+      const count = files.length === 1 && !truncated ? '1 file matches' : `${files.length}${truncated ? '+' : ''} files match`;
+      const note = lines.some((line) => line.endsWith('(read-only)')) ? ' ("read-only": outside the files this task may change)' : '';
+      return { ok: true, text: `${count} ${pattern}${note}:\n${lines.join('\n')}${more}` };
     }),
 };
 
