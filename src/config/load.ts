@@ -38,6 +38,16 @@ export interface LoomConfig {
   /** Code the hosted builtin model is trained on at start. */
   corpusDir?: string;
   completion: CompletionConfig;
+  /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
+  agents: AgentsConfig;
+}
+
+/** Agent tasks' defaults (docs/agents.md). */
+export interface AgentsConfig {
+  maxSteps: number;
+  maxTokens: number;
+  timeoutSeconds: number;
+  commandTimeoutSeconds: number;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -132,6 +142,12 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     modelsDir: path.resolve(get<string | undefined>('modelsDir') ?? path.join(dataDir, 'models')),
     corpusDir: get<string | undefined>('corpusDir') && path.resolve(get<string>('corpusDir')),
     completion: completionConfig(get),
+    agents: {
+      maxSteps: get('agents.maxSteps'),
+      maxTokens: get('agents.maxTokens'),
+      timeoutSeconds: get('agents.timeoutSeconds'),
+      commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
+    },
   };
 }
 

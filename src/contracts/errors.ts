@@ -75,6 +75,7 @@ export const ERROR_CODES = {
   push_rejected: { status: 409, surfaces: LOCAL, meaning: 'Git: the remote refused the push (it has commits the branch lacks: pull first; or a hook or protection said no).' },
   commit_rejected: { status: 409, surfaces: LOCAL, meaning: 'Git: git refused the commit, usually a pre-commit or commit-msg hook; its output is in the message.' },
   repository_busy: { status: 409, surfaces: LOCAL, meaning: 'Git: another git process holds the repository lock (index.lock); try again.' },
+  revert_conflict: { status: 409, surfaces: LOCAL, meaning: 'Agents: files a task changed are no longer as it left them (edited since, or being changed by another task); `files` names them and nothing was reverted.' },
   unknown_model: { status: 400, surfaces: BOTH, meaning: 'The request names a model this server does not serve; the hint lists those it does.' },
   rate_limited: { status: 429, surfaces: BOTH, meaning: 'Too many requests; wait `Retry-After` seconds.' },
   too_many_connections: { status: 429, surfaces: BOTH, meaning: 'The client address already holds `http.maxConnectionsPerClient` connections and none is idle; this one is closed.' },

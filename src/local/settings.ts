@@ -60,6 +60,22 @@ const CompletionSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Agent tasks' defaults (docs/agents.md), each applying to tasks started after the edit; the
+ * budgets' limits come from the config schema. `commands` lists the commands agents may run,
+ * each matched exactly (no shell).
+ */
+const AgentSettingsSchema = Type.Object(
+  {
+    maxSteps: Type.Optional(settingSchema('agents.maxSteps')),
+    maxTokens: Type.Optional(settingSchema('agents.maxTokens')),
+    timeoutSeconds: Type.Optional(settingSchema('agents.timeoutSeconds')),
+    commandTimeoutSeconds: Type.Optional(settingSchema('agents.commandTimeoutSeconds')),
+    commands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }), { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+
 /** The shape CompletionSettingsSchema checks, in the config's own types. */
 type Scalars = Pick<CompletionConfig, 'provider' | 'timeoutMs' | 'maxTokens' | 'prefixChars' | 'suffixChars'>;
 type GgufSettings = NonNullable<CompletionConfig['gguf']>;
@@ -83,6 +99,7 @@ const LocalSettingsSchema = Type.Object(
       ),
     ),
     completion: Type.Optional(CompletionSettingsSchema),
+    agents: Type.Optional(AgentSettingsSchema),
   },
   // Unknown keys are kept (a newer Loom may have written them) but not used.
   { additionalProperties: true },
