@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { AgentsConfig } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
@@ -40,14 +41,6 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
-}
-
-/** Agent tasks' defaults (docs/agents.md). */
-export interface AgentsConfig {
-  maxSteps: number;
-  maxTokens: number;
-  timeoutSeconds: number;
-  commandTimeoutSeconds: number;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */

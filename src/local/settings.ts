@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { jsonSyntaxProblem } from '../config/json-syntax.ts';
+import type { AgentSettingsOverride } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
@@ -105,7 +106,7 @@ const LocalSettingsSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion'> & { completion?: CompletionSettings };
+export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion' | 'agents'> & { completion?: CompletionSettings; agents?: AgentSettingsOverride };
 
 const checkSettings = Compile(LocalSettingsSchema);
 

@@ -1,8 +1,13 @@
 // The settings agent tasks run under: the configured defaults (flags, environment, config file)
-// overridden by the desktop app's settings.json `agents`, and a request's own budgets.
-import type { AgentsConfig } from '../../config/load.ts';
+// overridden by the desktop app's settings.json `agents`, and a request's own budgets. Core
+// declares them; the config loader (src/config/load.ts) fills the defaults.
 import { LoomError } from '../errors.ts';
 import type { AgentBudgets } from './types.ts';
+
+/** Agent tasks' defaults as configured (docs/agents.md): the budgets and a command's time limit. */
+export interface AgentsConfig extends AgentBudgets {
+  commandTimeoutSeconds: number;
+}
 
 export interface AgentSettings extends AgentBudgets {
   /** Commands `run_command` may run, each matched exactly; none: the tool is not offered. */

@@ -2,6 +2,7 @@
 // area's handlers are in a file of their own; routes.ts mounts them from the route table.
 import type { AnyLocalRoute, HttpLocalRoute, LocalRouteInput, LocalRouteOutput, LocalTag } from '../../contracts/local-routes.ts';
 import type { OpenApiDocument } from '../../contracts/local-resources.ts';
+import type { AgentManager } from '../../core/agents/manager.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
 import type { EventBus } from '../../core/events/bus.ts';
@@ -28,6 +29,7 @@ export interface LocalServices {
   git: GitWorkspace;
   completion: CompletionEngine;
   webhooks: WebhookOutbox;
+  agents: AgentManager;
 }
 
 /** What the app itself adds for its own routes: the event tickets, the token, the OpenAPI document. */
