@@ -10,6 +10,7 @@ import type { GitWorkspace } from '../../core/git/index.ts';
 import type { WebhookOutbox } from '../../core/webhooks/index.ts';
 import type { Documents } from '../../core/workspace/documents.ts';
 import type { TicketBook } from '../tickets.ts';
+import { agentHandlers } from './agents.ts';
 import { aiHandlers } from './ai.ts';
 import { editorHandlers } from './editor.ts';
 import { eventHandlers } from './events.ts';
@@ -64,6 +65,7 @@ export function createLocalHandlers(services: LocalServices, app: LocalAppParts)
     ...serviceHandlers(services, app),
     ...editorHandlers(services),
     ...aiHandlers(services),
+    ...agentHandlers(services),
     ...gitHandlers(services),
     ...eventHandlers(app),
     ...webhookHandlers(services),
