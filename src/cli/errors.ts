@@ -1,5 +1,6 @@
 // Failures a command reports to its user: one `loom: …` line on stderr and an exit code,
 // never a stack trace. 1 = the operation failed; 2 = invalid settings or usage.
+import { LocalApiError } from '../client/local.ts';
 import { printProblem } from './output.ts';
 
 export class CliError extends Error {
@@ -26,4 +27,20 @@ export function cliAction<A extends unknown[]>(action: (...args: A) => Promise<v
       process.exitCode = error.exitCode;
     }
   };
+}
+
+/**
+ * A call of the local API whose refusal becomes the CLI's one-line failure (exit 1): the
+ * server's message, the files of a conflict, and its hint.
+ *
+ * @example const status = await localCall(() => client.call('getAgentStatus', { params: { taskId } }));
+ */
+export async function localCall<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (!(error instanceof LocalApiError)) throw error;
+    const files = error.files?.length ? ` Files: ${error.files.join(', ')}.` : '';
+    throw new CliError(`${error.message}${files}${error.hint ? ` ${error.hint}` : ''}`);
+  }
 }

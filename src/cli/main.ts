@@ -5,6 +5,7 @@ import { CatalogError } from '../core/catalog/load.ts';
 import { LoomError } from '../core/errors.ts';
 import { SettingsError } from '../local/settings.ts';
 import { adminCommand } from './commands/admin.ts';
+import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
 import { hostedCommand } from './commands/hosted.ts';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
     .addCommand(adminCommand())
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
+    .addCommand(agentCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

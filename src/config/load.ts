@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { AgentsConfig } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
@@ -38,6 +39,8 @@ export interface LoomConfig {
   /** Code the hosted builtin model is trained on at start. */
   corpusDir?: string;
   completion: CompletionConfig;
+  /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
+  agents: AgentsConfig;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -132,6 +135,12 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     modelsDir: path.resolve(get<string | undefined>('modelsDir') ?? path.join(dataDir, 'models')),
     corpusDir: get<string | undefined>('corpusDir') && path.resolve(get<string>('corpusDir')),
     completion: completionConfig(get),
+    agents: {
+      maxSteps: get('agents.maxSteps'),
+      maxTokens: get('agents.maxTokens'),
+      timeoutSeconds: get('agents.timeoutSeconds'),
+      commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
+    },
   };
 }
 

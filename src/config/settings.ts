@@ -1,6 +1,7 @@
 // The config schema: every setting once, with its flag, environment variables, default and
 // meaning. The loader reads it, `loom` builds its flags from it and docs/configuration.md is
 // generated from it (npm run docs:config).
+import { AGENT_BUDGET_LIMITS } from '../contracts/local-resources.ts';
 
 export type SettingKind =
   | { type: 'integer'; min: number; max: number }
@@ -296,6 +297,34 @@ export const SETTINGS = [
     env: ['LOOM_OPENAI_FIM'],
     default: 'auto',
     description: 'Fill-in-the-middle through `/completions` with `suffix`: `on`, `off` (chat only), or `auto` (try it, fall back to chat when the server refuses).',
+  },
+  {
+    key: 'agents.maxSteps',
+    kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.maxSteps.minimum, max: AGENT_BUDGET_LIMITS.maxSteps.maximum },
+    env: ['LOOM_AGENTS_MAX_STEPS'],
+    default: 40,
+    description: "Model turns an agent task may take before it ends (reason `max_steps`). The desktop app's settings.json (`agents.maxSteps`) overrides it without a restart; a request may ask for another budget.",
+  },
+  {
+    key: 'agents.maxTokens',
+    kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.maxTokens.minimum, max: AGENT_BUDGET_LIMITS.maxTokens.maximum },
+    env: ['LOOM_AGENTS_MAX_TOKENS'],
+    default: 500_000,
+    description: "Tokens an agent task may use, every turn's prompt and answer summed, before it ends (reason `max_tokens`). Overridable in settings.json (`agents.maxTokens`) and per request.",
+  },
+  {
+    key: 'agents.timeoutSeconds',
+    kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.timeoutSeconds.minimum, max: AGENT_BUDGET_LIMITS.timeoutSeconds.maximum },
+    env: ['LOOM_AGENTS_TIMEOUT_SECONDS'],
+    default: 900,
+    description: 'Wall time an agent task may run, in seconds, before it is stopped (reason `timeout`); the model call under way is aborted. Overridable in settings.json (`agents.timeoutSeconds`) and per request.',
+  },
+  {
+    key: 'agents.commandTimeoutSeconds',
+    kind: { type: 'integer', min: 1, max: 3600 },
+    env: ['LOOM_AGENTS_COMMAND_TIMEOUT_SECONDS'],
+    default: 300,
+    description: "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
   },
   {
     key: 'bodyLimit',

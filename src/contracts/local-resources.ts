@@ -3,7 +3,7 @@
 // them (core's git results and document summaries included), so each shape is written once.
 import { Type, type Static } from 'typebox';
 import type { ErrorCode } from './errors.ts';
-import { StringEnum } from './schema-helpers.ts';
+import { StringEnum, Text } from './schema-helpers.ts';
 import { LanguageId } from './schemas.ts';
 
 // ---- errors --------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ export const LocalErrorBody = Type.Object(
           description: 'On VALIDATION_ERROR: every failing field.',
         }),
       ),
-      files: Type.Optional(Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files.' })),
+      files: Type.Optional(Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files; on REVERT_CONFLICT: the files no longer as the task left them.' })),
     }),
   },
   { title: 'LocalError' },
@@ -401,6 +401,122 @@ export type DeliveryLogEntry = Static<typeof DeliveryLogEntry>;
 
 export const DeliveryLog = Type.Object({ deliveries: Type.Array(DeliveryLogEntry, { description: 'Newest first.' }) }, { title: 'DeliveryLog' });
 export type DeliveryLog = Static<typeof DeliveryLog>;
+
+// ---- agents --------------------------------------------------------------------------------
+
+/**
+ * What a task's budgets may be, a request's or the configured defaults' (the config schema
+ * takes its limits from here).
+ */
+export const AGENT_BUDGET_LIMITS = {
+  maxSteps: { minimum: 1, maximum: 1000 },
+  maxTokens: { minimum: 1000, maximum: 100_000_000 },
+  timeoutSeconds: { minimum: 10, maximum: 86_400 },
+} as const;
+
+export const AGENT_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export const AGENT_END_REASONS = ['done', 'max_steps', 'max_tokens', 'timeout', 'loop', 'unusable_answers', 'model_error', 'cancelled', 'interrupted', 'error'] as const;
+export const AGENT_CHANGE_ACTIONS = ['created', 'modified', 'deleted', 'renamed'] as const;
+
+const AgentBudgets = Type.Object(
+  {
+    maxSteps: Type.Integer({ ...AGENT_BUDGET_LIMITS.maxSteps, description: 'Model turns.' }),
+    maxTokens: Type.Integer({ ...AGENT_BUDGET_LIMITS.maxTokens, description: "Tokens of every turn's prompt and answer, summed." }),
+    timeoutSeconds: Type.Integer({ ...AGENT_BUDGET_LIMITS.timeoutSeconds, description: 'Wall time from the start.' }),
+  },
+  { title: 'AgentBudgets' },
+);
+
+const TaskId = Type.String({ minLength: 1, maxLength: 100, description: 'A task id, `task_…`.' });
+
+export const AgentTaskParams = Type.Object({ taskId: TaskId });
+
+export const AgentRunRequest = Type.Object(
+  {
+    task: Text({ minLength: 1, maxLength: 32_000, description: 'What to do, in your words.' }),
+    files: Type.Array(Text({ minLength: 1, maxLength: 4096 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Globs, relative to the workspace, of the files the task may change (it may read the whole workspace), e.g. `src/**/*.ts`. At least one file must match.',
+    }),
+    model: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'A model that can chat, by name or kind (`openai`, `gguf`). Default: the default provider if it can chat, else the first that can.' })),
+    budgets: Type.Optional(Type.Partial(AgentBudgets, { additionalProperties: false, description: 'Any of the budgets, over the defaults (settings.json `agents`, then the configuration).' })),
+  },
+  { additionalProperties: false, title: 'AgentRunRequest' },
+);
+export type AgentRunRequest = Static<typeof AgentRunRequest>;
+
+export const AgentRunStarted = Type.Object(
+  {
+    taskId: Type.String(),
+    status: Type.Literal('running'),
+    estimatedTime: Type.Integer({ minimum: 1, description: "Seconds the task is expected to take, from the model's measured speed and the size of the files in scope." }),
+  },
+  { title: 'AgentRunStarted' },
+);
+
+export const AgentChange = Type.Object(
+  {
+    file: Type.String({ description: "The file's path now (for a deleted file, the path it had)." }),
+    action: StringEnum(AGENT_CHANGE_ACTIONS),
+    from: Type.Optional(Type.String({ description: 'For `renamed`: the path it had before.' })),
+    diff: Type.String({ description: 'Unified diff from the file before the task to the file now (`--- /dev/null` for a created file); empty in the task list.' }),
+  },
+  { title: 'AgentChange' },
+);
+
+const taskFields = {
+  taskId: Type.String(),
+  status: StringEnum(AGENT_STATUSES, { description: '`running` until the task ends; then how it ended.' }),
+  task: Type.String(),
+  files: Type.Array(Type.String(), { description: 'The globs of the files it may change.' }),
+  model: Type.String({ description: "The model's name." }),
+  budgets: AgentBudgets,
+  estimatedTime: Type.Integer({ description: 'Seconds the task was expected to take when it started.' }),
+  steps: Type.Integer({ minimum: 0, description: 'Model turns so far.' }),
+  tokens: Type.Integer({ minimum: 0, description: 'Tokens so far, prompts and answers.' }),
+  createdAt: Type.String({ description: 'ISO 8601.' }),
+  endedAt: Type.Optional(Type.String({ description: 'ISO 8601, once ended.' })),
+  reason: Type.Optional(StringEnum(AGENT_END_REASONS, { description: 'Why it ended (see "Agents" in docs/local-api.md).' })),
+  error: Type.Optional(Type.String({ description: 'What went wrong, for a task that failed on an error (`model_error`, `interrupted`, `error`).' })),
+  summary: Type.Optional(Type.String({ description: "The model's last words." })),
+  changes: Type.Array(AgentChange, { description: 'What the task changed, one entry per file, as it is now.' }),
+  revertedAt: Type.Optional(Type.String({ description: "ISO 8601: when the task's changes were reverted." })),
+};
+
+export const AgentTask = Type.Object(taskFields, { title: 'AgentTask' });
+export type AgentTask = Static<typeof AgentTask>;
+
+export const AgentTasksQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'At most this many; 50 by default.' })),
+  before: Type.Optional(Type.String({ maxLength: 100, description: 'A task id: list the tasks started before it (the next page).' })),
+});
+
+export const AgentTaskList = Type.Object({ tasks: Type.Array(AgentTask, { description: 'Newest first; changes without their diffs.' }) }, { title: 'AgentTaskList' });
+
+export const AgentStepsQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only entries with a higher index (the next page); 0 by default.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many; 100 by default.' })),
+});
+
+export const AgentStep = Type.Object(
+  {
+    index: Type.Integer({ minimum: 1, description: "1-based position in the task's log." }),
+    kind: StringEnum(['model', 'tool', 'notice'] as const, { description: '`model`: a model turn; `tool`: a tool call and its result; `notice`: what Loom told the model on its own (a correction, a loop warning).' }),
+    at: Type.String({ description: 'ISO 8601.' }),
+    turn: Type.Integer({ minimum: 1, description: 'The model turn the entry belongs to.' }),
+    text: Type.String({ description: "model: the answer's text; tool: the result; notice: what the model was told. Trimmed to 4000 characters." }),
+    tool: Type.Optional(Type.String()),
+    arguments: Type.Optional(Type.String({ description: 'tool: the arguments as the model wrote them.' })),
+    ok: Type.Optional(Type.Boolean({ description: 'tool: whether it did what was asked.' })),
+    diff: Type.Optional(Type.String({ description: 'tool: what it changed, as a unified diff.' })),
+    tokens: Type.Optional(Type.Object({ prompt: Type.Integer(), completion: Type.Integer() }, { description: "model: the turn's tokens." })),
+    durationMs: Type.Optional(Type.Number({ description: "model: the turn's duration." })),
+  },
+  { title: 'AgentStep' },
+);
+
+export const AgentStepLog = Type.Object({ steps: Type.Array(AgentStep, { description: 'In order.' }) }, { title: 'AgentStepLog' });
 
 // ---- events --------------------------------------------------------------------------------
 

@@ -11,6 +11,14 @@ import type { ErrorCode } from './errors.ts';
 import { allFieldsOptional, type ValidatedInput } from './schema-helpers.ts';
 import {
   ActiveDocument,
+  AgentRunRequest,
+  AgentRunStarted,
+  AgentStepLog,
+  AgentStepsQuery,
+  AgentTask,
+  AgentTaskList,
+  AgentTaskParams,
+  AgentTasksQuery,
   AiCompleteRequest,
   AiCompletion,
   ClosedDocument,
@@ -68,6 +76,7 @@ export const LOCAL_TAGS = {
   Service: 'Health and the OpenAPI document.',
   Editor: 'The open documents: opening, editing, saving, reloading and closing them.',
   AI: 'Completion on the engine the hosted tab completion uses.',
+  Agents: 'Autonomous coding tasks on the workspace: starting them, following, cancelling and reverting them.',
   Git: "The workspace's repository, with real git.",
   Events: 'The event stream (a WebSocket), and tickets that let a browser page open it.',
   Webhooks: 'The delivery log of the webhooks set in settings.json.',
@@ -304,6 +313,86 @@ export const completeCode = defineRoute({
   errors: [...MODEL_ERRORS],
 });
 
+// ---- agents --------------------------------------------------------------------------------
+
+export const runAgent = defineRoute({
+  id: 'runAgent',
+  method: 'POST',
+  path: '/api/agent/run',
+  summary: 'Start an agent task',
+  description:
+    'Starts a task and answers once it runs. Refused at once, never started to fail later: an empty task, globs that match no file, a model that is unknown or cannot chat (400, with a hint), a 6th task while 5 run (429 with `retryAfter`). Its progress follows on `/events` (`agent:step`, then `agent:complete`) and in its status.',
+  tag: 'Agents',
+  request: { body: AgentRunRequest },
+  success: { status: 200, description: 'The task runs.', schema: AgentRunStarted },
+  emits: ['agent:start'],
+  errors: ['unknown_model', 'rate_limited', 'model_unavailable'],
+});
+
+export const getAgentStatus = defineRoute({
+  id: 'getAgentStatus',
+  method: 'GET',
+  path: '/api/agent/status/:taskId',
+  summary: "An agent task's status",
+  description: "A task's status, counters and, once ended, why; each file it changed with the change's unified diff.",
+  tag: 'Agents',
+  request: { params: AgentTaskParams },
+  success: { status: 200, description: 'The task.', schema: AgentTask },
+  errors: [],
+});
+
+export const listAgentTasks = defineRoute({
+  id: 'listAgentTasks',
+  method: 'GET',
+  path: '/api/agent/tasks',
+  summary: 'Agent tasks',
+  description: "The workspace's tasks, newest first, running and ended (the changes without their diffs: ask a task's status for those).",
+  tag: 'Agents',
+  request: { query: AgentTasksQuery },
+  success: { status: 200, description: 'The tasks.', schema: AgentTaskList },
+  errors: [],
+});
+
+export const getAgentSteps = defineRoute({
+  id: 'getAgentSteps',
+  method: 'GET',
+  path: '/api/agent/steps/:taskId',
+  summary: "An agent task's step log",
+  description: 'Each model turn, tool call and result, and what Loom told the model, in order, trimmed. Page with `after` (the last index seen).',
+  tag: 'Agents',
+  request: { params: AgentTaskParams, query: AgentStepsQuery },
+  success: { status: 200, description: 'The steps.', schema: AgentStepLog },
+  errors: [],
+});
+
+export const cancelAgentTask = defineRoute({
+  id: 'cancelAgentTask',
+  method: 'POST',
+  path: '/api/agent/cancel/:taskId',
+  summary: 'Cancel an agent task',
+  description:
+    "Stops a running task: the model call under way is aborted at once and the task ends `cancelled`, keeping the changes it applied (revert them with the revert route). An ended task is left as it is. Answers the task's status.",
+  tag: 'Agents',
+  request: { params: AgentTaskParams },
+  success: { status: 200, description: 'The task, ended.', schema: AgentTask },
+  emits: ['agent:complete'],
+  errors: [],
+});
+
+export const revertAgentTask = defineRoute({
+  id: 'revertAgentTask',
+  method: 'POST',
+  path: '/api/agent/revert/:taskId',
+  summary: "Revert an agent task's changes",
+  description:
+    'Undoes every change of a task as a whole (a running task is cancelled first). Refused with REVERT_CONFLICT and `files`, nothing undone, when a file is no longer as the task left it. Reverting again changes nothing.',
+  tag: 'Agents',
+  request: { params: AgentTaskParams },
+  success: { status: 200, description: 'The task, with `revertedAt`.', schema: AgentTask },
+  emits: ['agent:complete'],
+  errors: ['revert_conflict', ...FILE_ERRORS, ...WRITE_ERRORS],
+});
+
 // ---- git -----------------------------------------------------------------------------------
 
 export const getGitStatus = defineRoute({
@@ -428,6 +517,12 @@ export const localRoutes = [
   reloadDocument,
   closeDocument,
   completeCode,
+  runAgent,
+  getAgentStatus,
+  listAgentTasks,
+  getAgentSteps,
+  cancelAgentTask,
+  revertAgentTask,
   getGitStatus,
   listBranches,
   commit,

@@ -49,6 +49,8 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   const app = Fastify({
     ...serverLogOptions({ level: options.logLevel, destination: options.logDestination }),
     bodyLimit: 20 * 1024 * 1024,
+    // Path segments are agent task ids (29 characters): a longer one is URI_TOO_LONG.
+    routerOptions: { maxParamLength: 100 },
     ...timeoutOptions(options.http),
     frameworkErrors: localFrameworkErrors((request, reply) => upgrades?.closeWhenAnswered(request, reply)),
     clientErrorHandler: raw.clientError,

@@ -21,7 +21,7 @@ export function localOpenApi(version: string, port: number): OpenApiDocument {
       title: 'Loom local API',
       version,
       description:
-        "The local API of Loom's desktop application: the editor's documents, AI completion, git, the event stream and the webhook log, for one workspace. It listens on the loopback addresses only; every route but those marked otherwise needs `Authorization: Bearer <apiToken>` (from settings.json), and answers a Host or Origin other than its own with 403. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (`x-loom-limit` names the budget a route draws on); every error has the LocalError shape. `x-loom-emits` lists the events a route emits.",
+        "The local API of Loom's desktop application: the editor's documents, AI completion, agent tasks, git, the event stream and the webhook log, for one workspace. It listens on the loopback addresses only; every route but those marked otherwise needs `Authorization: Bearer <apiToken>` (from settings.json), and answers a Host or Origin other than its own with 403. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (`x-loom-limit` names the budget a route draws on); every error has the LocalError shape. `x-loom-emits` lists the events a route emits.",
     },
     servers: [{ url: `http://127.0.0.1:${port}`, description: 'This server (also at localhost and [::1] on the same port).' }],
     tags: Object.entries(LOCAL_TAGS).map(([name, description]) => ({ name, description })),
@@ -53,7 +53,8 @@ export function localRouteErrors(route: LocalRoute): ErrorCode[] {
   const codes: ErrorCode[] = [...route.errors];
   if ((route.access ?? 'token') !== 'public') codes.push('unauthorized');
   if (request.params || request.query || request.body) codes.push('validation_error');
-  if (request.params) codes.push('not_found');
+  // A path segment names a resource (not_found when it cannot exist); one longer than the router takes is uri_too_long.
+  if (request.params) codes.push('not_found', 'uri_too_long');
   // A POST's body is read whether or not the route takes one (and must then be JSON).
   if (route.method === 'POST') codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (route.websocket) codes.push('upgrade_required');

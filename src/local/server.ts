@@ -6,6 +6,9 @@ import { ResourceStack } from '../compose/resources.ts';
 import { requireFolder } from '../config/folders.ts';
 import type { LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
+import { EditorFiles } from '../core/agents/files/agent-files.ts';
+import { AgentManager } from '../core/agents/manager.ts';
+import { agentSettings } from '../core/agents/settings.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { BuiltinModel, BuiltinProvider, trainOnFolder, acceptsFile, skipsDirectory } from '../core/completion/builtin/index.ts';
@@ -41,6 +44,8 @@ export interface RunningLocal {
   openConnections(): Promise<number>;
   /** settings.json as in force, and what was wrong with the file when it was last read. */
   settings: LiveSettings;
+  /** The workspace's agent tasks. */
+  agents: AgentManager;
   close(): Promise<void>;
 }
 
@@ -51,8 +56,8 @@ export interface LocalOptions {
 
 /**
  * Starts the desktop app's local API (`loom serve`) for the configured workspace, on the
- * loopback addresses only: settings.json, the webhook outbox (SQLite in the data dir), the
- * builtin model learning the workspace, the app. A start that fails closes what it had opened
+ * loopback addresses only: settings.json, the webhook outbox and agent tasks (SQLite in the data
+ * dir), the builtin model learning the workspace, the agents, the app. A start that fails closes what it had opened
  * and throws: ConfigError for a workspace that is not a folder, SettingsError for a
  * settings.json it cannot use, CatalogError for a catalog it cannot read, the socket's error
  * when the port is taken.
@@ -101,6 +106,22 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     const completionConfig = () => effectiveCompletion(config.completion, settings.current.completion);
     const engine = resources.push(createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, completionConfig));
     settings.onChange(() => engine.providers.configure(completionConfig()));
+    // Closed before the engine, whose providers its tasks' model calls use: each task running
+    // then ends failed, `interrupted`, recorded before the store closes.
+    const agents = resources.push(
+      new AgentManager({
+        files: new EditorFiles(paths, documents),
+        providers: engine.providers,
+        events: bus,
+        repository: store.agentTasks,
+        settings: () => agentSettings(config.agents, settings.current.agents),
+        // The commands an agent runs never see the local API token or a provider's key.
+        secrets: () => [settings.current.apiToken, completionConfig().openai?.apiKey].filter((secret): secret is string => Boolean(secret)),
+        clock,
+      }),
+    );
+    // Tasks a previous run left running end `interrupted` (announced to webhooks like any end).
+    await agents.start();
     let port = config.local.port;
     const built = await buildLocalApp({
       services: {
@@ -112,6 +133,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
         git: new GitWorkspace({ root: paths.root }),
         completion: engine,
         webhooks: outbox,
+        agents,
       },
       token: () => settings.current.apiToken,
       onSettingsChange: (listener) => void settings.onChange(listener),
@@ -145,6 +167,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
       completion: { engine, learner, model: builtinModel },
       openConnections: () => new Promise((resolve, reject) => built.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
       settings,
+      agents,
       close: () => resources.close(),
     };
   });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { jsonSyntaxProblem } from '../config/json-syntax.ts';
+import type { AgentSettingsOverride } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { EVENT_TYPES } from '../core/events/bus.ts';
@@ -60,6 +61,22 @@ const CompletionSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Agent tasks' defaults (docs/agents.md), each applying to tasks started after the edit; the
+ * budgets' limits come from the config schema. `commands` lists the commands agents may run,
+ * each matched exactly (no shell).
+ */
+const AgentSettingsSchema = Type.Object(
+  {
+    maxSteps: Type.Optional(settingSchema('agents.maxSteps')),
+    maxTokens: Type.Optional(settingSchema('agents.maxTokens')),
+    timeoutSeconds: Type.Optional(settingSchema('agents.timeoutSeconds')),
+    commandTimeoutSeconds: Type.Optional(settingSchema('agents.commandTimeoutSeconds')),
+    commands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }), { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+
 /** The shape CompletionSettingsSchema checks, in the config's own types. */
 type Scalars = Pick<CompletionConfig, 'provider' | 'timeoutMs' | 'maxTokens' | 'prefixChars' | 'suffixChars'>;
 type GgufSettings = NonNullable<CompletionConfig['gguf']>;
@@ -83,12 +100,13 @@ const LocalSettingsSchema = Type.Object(
       ),
     ),
     completion: Type.Optional(CompletionSettingsSchema),
+    agents: Type.Optional(AgentSettingsSchema),
   },
   // Unknown keys are kept (a newer Loom may have written them) but not used.
   { additionalProperties: true },
 );
 
-export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion'> & { completion?: CompletionSettings };
+export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion' | 'agents'> & { completion?: CompletionSettings; agents?: AgentSettingsOverride };
 
 const checkSettings = Compile(LocalSettingsSchema);
 

@@ -1,3 +1,4 @@
+import type { AgentTaskRepository } from '../core/agents/records.ts';
 import type { FeedbackRepository } from '../core/feedback/feedback.ts';
 import type {
   ApiKeyRepository,
@@ -9,6 +10,7 @@ import type {
   UserRepository,
 } from '../core/identity/records.ts';
 import type { WebhookRepository } from '../core/webhooks/records.ts';
+import { SqlAgentTaskRepository } from './agents-repository.ts';
 import { migrateToLatest, openDatabase, pingDatabase, type OpenedDatabase, type StoreOptions } from './database.ts';
 import { storeOpenFailure } from './failures.ts';
 import { SqlFeedbackRepository } from './feedback-repository.ts';
@@ -43,6 +45,8 @@ export interface Store {
   loginStates: LoginStateRepository;
   /** The webhook outbox and delivery log. */
   webhooks: WebhookRepository;
+  /** Agent tasks, their step logs and changes. */
+  agentTasks: AgentTaskRepository;
   /** Round trip of a trivial query in ms; throws when the database is unreachable. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -83,6 +87,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sessions: new SqlSessionRepository(opened.db),
     loginStates: new SqlLoginStateRepository(opened.db),
     webhooks: new SqlWebhookRepository(opened.db, opened.dialect),
+    agentTasks: new SqlAgentTaskRepository(opened.db),
     ping: () => pingDatabase(opened.db),
     close: () => opened.db.destroy(),
   };

@@ -143,6 +143,45 @@ export interface WebhookEndpointDisabledTable {
   reason: string;
 }
 
+// Agent tasks. Times are ISO 8601 text; `files` and `budgets` JSON text; a step's details JSON.
+export interface AgentTaskTable {
+  seq: Generated<number | string>;
+  id: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  task: string;
+  files: string;
+  model: string;
+  budgets: string;
+  estimated_time: number;
+  steps: number;
+  /** bigint: pg reads it back as a string. */
+  tokens: ColumnType<number | string, number, number>;
+  created_at: string;
+  ended_at: string | null;
+  reason: string | null;
+  error: string | null;
+  summary: string | null;
+  reverted_at: string | null;
+}
+
+export interface AgentStepTable {
+  task_id: string;
+  idx: number;
+  kind: 'model' | 'tool' | 'notice';
+  turn: number;
+  at: string;
+  data: string;
+}
+
+export interface AgentChangeTable {
+  task_id: string;
+  entry: number;
+  path: string;
+  origin: string | null;
+  content_before: string | null;
+  content_after: string | null;
+}
+
 export interface Database {
   feedback: FeedbackTable;
   signing_keys: SigningKeyTable;
@@ -157,6 +196,9 @@ export interface Database {
   login_states: LoginStateTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_endpoints_disabled: WebhookEndpointDisabledTable;
+  agent_tasks: AgentTaskTable;
+  agent_steps: AgentStepTable;
+  agent_changes: AgentChangeTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -14,6 +14,8 @@ import { unresolvedRefs } from '../support/openapi.ts';
 
 type Json = Record<string, any>;
 const routes = localRoutes as readonly LocalRoute[];
+/** A route's path as OpenAPI spells it (`/api/agent/status/{taskId}`). */
+const openApiPath = (route: LocalRoute) => route.path.replace(/:(\w+)/g, '{$1}');
 
 describe('the local OpenAPI document', () => {
   let local: TestLocal;
@@ -38,21 +40,24 @@ describe('the local OpenAPI document', () => {
     const found = Object.entries<Json>(document.paths).flatMap(([path, methods]) =>
       Object.entries<Json>(methods).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
     );
-    assert.deepEqual(found.sort(), routes.map((route) => `${route.method} ${route.path} ${route.id}`).sort());
+    assert.deepEqual(found.sort(), routes.map((route) => `${route.method} ${openApiPath(route)} ${route.id}`).sort());
     assert.deepEqual(unresolvedRefs(document), []);
   });
 
   it("gives each route its security, budget, events, input and every error code it may answer", () => {
     for (const route of routes) {
-      const operation = document.paths[route.path][route.method.toLowerCase()];
+      const operation = document.paths[openApiPath(route)][route.method.toLowerCase()];
       const label = route.id;
       assert.deepEqual(operation.security, route.access === 'ticket' ? [{ bearerAuth: [] }, { eventTicket: [] }] : [{ bearerAuth: [] }], label);
       assert.equal(operation['x-loom-limit'], route.limit ?? 'default', label);
       assert.deepEqual(operation['x-loom-emits'], route.emits ? [...route.emits] : undefined, label);
       assert.equal(Boolean(operation.requestBody), Boolean(route.request.body), label);
       assert.deepEqual(
-        operation.parameters.map((parameter: Json) => parameter.name).sort(),
-        Object.keys((route.request.query as Json | undefined)?.properties ?? {}).sort(),
+        operation.parameters.map((parameter: Json) => `${parameter.in} ${parameter.name}`).sort(),
+        [
+          ...Object.keys((route.request.params as Json | undefined)?.properties ?? {}).map((name) => `path ${name}`),
+          ...Object.keys((route.request.query as Json | undefined)?.properties ?? {}).map((name) => `query ${name}`),
+        ].sort(),
         label,
       );
       const documented = Object.entries<Json>(operation.responses).flatMap(([status, response]) =>

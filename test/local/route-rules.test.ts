@@ -41,7 +41,8 @@ describe('per-route rules', () => {
       else assert.deepEqual([refused.status, refused.json?.error?.code], [401, 'UNAUTHORIZED'], label);
 
       const answered = await local.request(route.method, route.path, body);
-      assert.notEqual(answered.json?.error?.code, 'NOT_FOUND', `${label} is registered`);
+      // A route with a path parameter may answer NOT_FOUND for what it names, never for want of a route.
+      assert.doesNotMatch(String(answered.json?.error?.message), /^No route /, `${label} is registered`);
       assert.equal(answered.headers['ratelimit-limit'], String(limits[route.limit ?? 'default']), `${label} draws on its budget`);
       if (route.websocket) assert.deepEqual([answered.status, answered.json?.error?.code], [426, 'UPGRADE_REQUIRED'], label);
 

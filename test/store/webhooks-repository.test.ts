@@ -1,32 +1,9 @@
 // The webhook repository against both stores it ships with: the same tests on SQLite (a
 // temporary data dir) and on PostgreSQL (a fresh schema per test).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import type { NewDeliveryRecord } from '../../src/core/webhooks/records.ts';
-import type { StoreOptions } from '../../src/store/index.ts';
-import { postgresUrl } from '../support/services.ts';
-import { openTestStore as open } from '../support/store.ts';
-
-function tempDir(t: TestContext): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-store-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-const DIALECTS: { name: 'sqlite' | 'postgres'; fresh(t: TestContext): Promise<StoreOptions | null> }[] = [
-  { name: 'sqlite', fresh: async (t) => ({ dataDir: tempDir(t) }) },
-  {
-    name: 'postgres',
-    fresh: async (t) => {
-      const databaseUrl = await postgresUrl(t);
-      return databaseUrl ? { dataDir: tempDir(t), databaseUrl } : null;
-    },
-  },
-];
-
+import { openTestStore as open, STORE_DIALECTS } from '../support/store.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -42,7 +19,7 @@ function delivery(n: number, overrides: Partial<NewDeliveryRecord> = {}): NewDel
   };
 }
 
-for (const dialect of DIALECTS) {
+for (const dialect of STORE_DIALECTS) {
   describe(`SqlWebhookRepository on ${dialect.name}`, () => {
     it('claims due deliveries in due order, counting the attempt, and completes them', async (t) => {
       const options = await dialect.fresh(t);

@@ -67,12 +67,18 @@ export interface RunningLoom {
   stderr(): string;
 }
 
+/** The line `loom hosted` prints once it listens, its URL captured. */
+const HOSTED_READY = /Loom hosted API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1/;
+/** The line `loom serve` prints once it listens, its URL captured. */
+export const LOCAL_READY = /Loom local API\s+(http:\/\/127\.0\.0\.1:\d+)\/api/;
+
 /**
- * Starts `loom hosted ARGS…` (or another server command) and resolves once it prints its URL.
- * The process is killed when the test ends, if it is still running. The time limit only guards
- * against a hang: a start under heavy load (tsx compiling on a busy 2-core machine) can take a minute.
+ * Starts `loom hosted ARGS…` (or another server command) and resolves once it prints its URL
+ * (`ready` captures it). The process is killed when the test ends, if it is still running. The
+ * time limit only guards against a hang: a start under heavy load (tsx compiling on a busy
+ * 2-core machine) can take a minute.
  */
-export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<RunningLoom> {
+export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 180_000, ready = HOSTED_READY): Promise<RunningLoom> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -91,7 +97,7 @@ export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /Loom hosted API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(stdout);
+      const match = ready.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve({ url: match[1]!, child, exited, stdout: () => stdout, stderr: () => stderr });

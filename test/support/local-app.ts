@@ -8,6 +8,9 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createCompletionEngine } from '../../src/compose/completion.ts';
 import { defaultConnectionLimits, loadConfig, type ConnectionLimits } from '../../src/config/load.ts';
+import { EditorFiles } from '../../src/core/agents/files/agent-files.ts';
+import { AgentManager } from '../../src/core/agents/manager.ts';
+import { agentSettings } from '../../src/core/agents/settings.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { BuiltinModel, BuiltinProvider } from '../../src/core/completion/builtin/index.ts';
 import { EventBus } from '../../src/core/events/bus.ts';
@@ -33,9 +36,20 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
   const bus = new EventBus(clock);
   const store = await openStore({ dataDir });
   // The config folder is the empty data folder: defaults only, whatever this machine's user has set.
-  const { completion } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
+  const { completion, agents } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
   const engine = createCompletionEngine({ builtin: new BuiltinProvider(new BuiltinModel()), catalog: { models: [] }, modelsDir: dataDir }, () => completion);
   const token = 'loom_test_token_for_the_local_app_0123456789';
+  const paths = new WorkspacePaths(workspace);
+  const documents = new Documents(paths, bus);
+  const agentManager = new AgentManager({
+    files: new EditorFiles(paths, documents),
+    providers: engine.providers,
+    events: bus,
+    repository: store.agentTasks,
+    settings: () => agentSettings(agents, undefined),
+    secrets: () => [token],
+    clock,
+  });
   let port = 0;
   const { app, events } = await buildLocalApp({
     services: {
@@ -43,10 +57,11 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
       clock,
       startedAt: clock.now(),
       events: bus,
-      documents: new Documents(new WorkspacePaths(workspace), bus),
+      documents,
       git: new GitWorkspace({ root: workspace }),
       completion: engine,
       webhooks: new WebhookOutbox(store.webhooks, clock),
+      agents: agentManager,
     },
     token: () => token,
     limits: () => DEFAULT_LOCAL_LIMITS,
@@ -66,6 +81,7 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
     async close() {
       events.close();
       await app.close();
+      await agentManager.close();
       await engine.close();
       await store.close();
       fs.rmSync(workspace, { recursive: true, force: true });

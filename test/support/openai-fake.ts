@@ -230,6 +230,8 @@ export type ScriptedTurn =
       json?: boolean;
       /** Stream each call as a whole chunk without `index` (servers that do so). */
       noIndex?: boolean;
+      /** Send the headers and a first chunk without content, then wait for `release()`. */
+      hold?: boolean;
     }
   | { kind: 'error'; status: number; message: string };
 
@@ -349,7 +351,7 @@ export class ChatScript {
     for (const [i, event] of events.entries()) {
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(event)}\n\n`);
-      if (i === 0 && turn.kind === 'text' && turn.hold) {
+      if (i === 0 && turn.hold) {
         let release!: () => void;
         const promise = new Promise<void>((resolve) => (release = resolve));
         this.gate = { release, promise };

@@ -7,6 +7,7 @@ import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
 import { readRegularFile } from '../files/read-regular.ts';
+import { changedRange } from '../text/changed-range.ts';
 import { TextBuffer } from '../text/index.ts';
 import { detectLanguage } from './language.ts';
 import type { WorkspacePaths } from './paths.ts';
@@ -175,6 +176,53 @@ export class Documents {
     this.open.delete(document.path);
     if (this.activePath === document.path) this.activePath = [...this.open.keys()].at(-1);
     return { path: document.path, active: this.activePath ?? null };
+  }
+
+  /**
+   * Whether `relative` is open in the editor, and with edits not saved yet; undefined when it
+   * is not open. A program that writes files (an agent) never writes one with unsaved edits.
+   */
+  openState(relative: string): { dirty: boolean } | undefined {
+    const document = this.open.get(this.paths.relative(this.paths.resolve(relative)));
+    if (!document) return undefined;
+    this.syncWithDisk(document);
+    return { dirty: isDirty(document) };
+  }
+
+  /**
+   * Writes `text` as the whole content of a workspace file on behalf of a program (an agent):
+   * through its open document when there is one, as one edit of the stretch that differs (the
+   * editor shows it live; the cursor keeps its place in the text around), then saved; straight
+   * to disk otherwise; atomically either way, through the workspace's write gate. The file is
+   * written before this returns (the promise settles once file:save is emitted), so a check
+   * the caller makes just before and this write are one step. The caller has checked that the
+   * document has no unsaved edits (openState).
+   */
+  writeThrough(relative: string, text: string): Promise<void> {
+    const document = this.open.get(this.paths.relative(this.paths.resolve(relative)));
+    if (!document) {
+      this.paths.writeFile(relative, text);
+      return Promise.resolve();
+    }
+    const change = changedRange(document.buffer.getText(), text);
+    if (change) {
+      document.buffer.replace(change.start, change.end - change.start, change.text);
+      if (document.cursor >= change.end) document.cursor += change.text.length - (change.end - change.start);
+      else if (document.cursor > change.start) document.cursor = change.start;
+      document.version += 1;
+      this.changed(document);
+    }
+    return this.save(document.path).then(() => undefined);
+  }
+
+  /**
+   * Closes the document of a file a program removed or renamed (it had no unsaved edits, or
+   * the program would not have touched the file); nothing when it is not open.
+   */
+  closeRemoved(relative: string): void {
+    const key = this.paths.relative(this.paths.resolve(relative));
+    if (!this.open.delete(key)) return;
+    if (this.activePath === key) this.activePath = [...this.open.keys()].at(-1);
   }
 
   private edit(document: Document, start: number, end: number, text: string): EditResult {

@@ -2,6 +2,7 @@
 // area's handlers are in a file of their own; routes.ts mounts them from the route table.
 import type { AnyLocalRoute, HttpLocalRoute, LocalRouteInput, LocalRouteOutput, LocalTag } from '../../contracts/local-routes.ts';
 import type { OpenApiDocument } from '../../contracts/local-resources.ts';
+import type { AgentManager } from '../../core/agents/manager.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
 import type { EventBus } from '../../core/events/bus.ts';
@@ -9,6 +10,7 @@ import type { GitWorkspace } from '../../core/git/index.ts';
 import type { WebhookOutbox } from '../../core/webhooks/index.ts';
 import type { Documents } from '../../core/workspace/documents.ts';
 import type { TicketBook } from '../tickets.ts';
+import { agentHandlers } from './agents.ts';
 import { aiHandlers } from './ai.ts';
 import { editorHandlers } from './editor.ts';
 import { eventHandlers } from './events.ts';
@@ -28,6 +30,7 @@ export interface LocalServices {
   git: GitWorkspace;
   completion: CompletionEngine;
   webhooks: WebhookOutbox;
+  agents: AgentManager;
 }
 
 /** What the app itself adds for its own routes: the event tickets, the token, the OpenAPI document. */
@@ -62,6 +65,7 @@ export function createLocalHandlers(services: LocalServices, app: LocalAppParts)
     ...serviceHandlers(services, app),
     ...editorHandlers(services),
     ...aiHandlers(services),
+    ...agentHandlers(services),
     ...gitHandlers(services),
     ...eventHandlers(app),
     ...webhookHandlers(services),

@@ -78,6 +78,53 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('authorization_codes').addColumn('resource', 'text').execute();
       },
     },
+    '0005_agent_tasks': {
+      async up(db: Kysely<any>) {
+        // Times are ISO 8601 text; lists and budgets JSON text. A step's fields beyond its
+        // place in the log are one JSON object (`data`): the log is read whole, never queried.
+        await db.schema
+          .createTable('agent_tasks')
+          .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) => (dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement()))
+          .addColumn('id', 'text', (col) => col.notNull().unique())
+          .addColumn('status', 'text', (col) => col.notNull())
+          .addColumn('task', 'text', (col) => col.notNull())
+          .addColumn('files', 'text', (col) => col.notNull())
+          .addColumn('model', 'text', (col) => col.notNull())
+          .addColumn('budgets', 'text', (col) => col.notNull())
+          .addColumn('estimated_time', 'integer', (col) => col.notNull())
+          .addColumn('steps', 'integer', (col) => col.notNull())
+          .addColumn('tokens', 'bigint', (col) => col.notNull())
+          .addColumn('created_at', 'text', (col) => col.notNull())
+          .addColumn('ended_at', 'text')
+          .addColumn('reason', 'text')
+          .addColumn('error', 'text')
+          .addColumn('summary', 'text')
+          .addColumn('reverted_at', 'text')
+          .execute();
+        await db.schema.createIndex('agent_tasks_status').on('agent_tasks').column('status').execute();
+        await db.schema
+          .createTable('agent_steps')
+          .addColumn('task_id', 'text', (col) => col.notNull())
+          .addColumn('idx', 'integer', (col) => col.notNull())
+          .addColumn('kind', 'text', (col) => col.notNull())
+          .addColumn('turn', 'integer', (col) => col.notNull())
+          .addColumn('at', 'text', (col) => col.notNull())
+          .addColumn('data', 'text', (col) => col.notNull())
+          .addPrimaryKeyConstraint('agent_steps_pk', ['task_id', 'idx'])
+          .execute();
+        // A file's content before the task and now (null: no file): what diffs and revert read.
+        await db.schema
+          .createTable('agent_changes')
+          .addColumn('task_id', 'text', (col) => col.notNull())
+          .addColumn('entry', 'integer', (col) => col.notNull())
+          .addColumn('path', 'text', (col) => col.notNull())
+          .addColumn('origin', 'text')
+          .addColumn('content_before', 'text')
+          .addColumn('content_after', 'text')
+          .addPrimaryKeyConstraint('agent_changes_pk', ['task_id', 'entry'])
+          .execute();
+      },
+    },
   };
 }
 

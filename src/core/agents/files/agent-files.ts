@@ -1,0 +1,85 @@
+// Where an agent's tools read and write: the desktop workspace through the editor's documents,
+// so that a file open in the app changes live. Every path goes through the workspace's gate:
+// reads resolve inside the workspace (symlinks followed), writes are refused in protected
+// paths (.git, .loom, git directories). Files are read whole, as text, up to a size limit.
+import { LoomError } from '../../errors.ts';
+import { readRegularFile } from '../../files/read-regular.ts';
+import { withFileSystemErrors } from '../../files/fs-errors.ts';
+import type { Documents } from '../../workspace/documents.ts';
+import type { WorkspacePaths } from '../../workspace/paths.ts';
+import fs from 'node:fs';
+
+/** Largest file an agent reads or writes: beyond it a file is data, not code to edit by hand. */
+export const AGENT_FILE_LIMIT = 1024 * 1024;
+
+export interface AgentFiles {
+  /** The workspace's real path. */
+  readonly root: string;
+  /**
+   * The workspace-relative real path of `relative` (symlinks followed): the one name a file
+   * has for views, scopes and locks. Throws LoomError forbidden_path outside the workspace.
+   */
+  key(relative: string): string;
+  /**
+   * The file's text now, or null when nothing is there. Throws LoomError for a folder, a file
+   * over AGENT_FILE_LIMIT, a binary file, or a file-system failure.
+   */
+  read(key: string): string | null;
+  /** Whether the editor holds edits of the file that are not saved. */
+  hasUnsavedEdits(key: string): boolean;
+  /** Throws LoomError protected_path (or forbidden_path) when `key` may not be written. */
+  checkWritable(key: string): void;
+  /** Writes the whole file; done before the promise is returned (it settles once the save is announced). */
+  write(key: string, text: string): Promise<void>;
+  /** Removes the file (done before returning). */
+  remove(key: string): void;
+  /** Renames the file; never replaces an existing one (done before returning). */
+  rename(from: string, to: string): void;
+}
+
+/** The desktop workspace's files, through the editor's documents. */
+export class EditorFiles implements AgentFiles {
+  readonly root: string;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly documents: Documents,
+  ) {
+    this.root = paths.root;
+  }
+
+  key(relative: string): string {
+    return this.paths.relative(this.paths.resolve(relative));
+  }
+
+  read(key: string): string | null {
+    const absolute = this.paths.resolve(key);
+    const stat = withFileSystemErrors(key, () => fs.statSync(absolute, { throwIfNoEntry: false }));
+    if (!stat) return null;
+    const { text } = readRegularFile(absolute, key, AGENT_FILE_LIMIT);
+    if (text.includes('\u0000')) throw new LoomError('not_a_file', `${key} is a binary file; agents read and edit text files only.`);
+    return text;
+  }
+
+  hasUnsavedEdits(key: string): boolean {
+    return this.documents.openState(key)?.dirty ?? false;
+  }
+
+  checkWritable(key: string): void {
+    this.paths.resolveForWrite(key);
+  }
+
+  write(key: string, text: string): Promise<void> {
+    return this.documents.writeThrough(key, text);
+  }
+
+  remove(key: string): void {
+    this.paths.remove(key);
+    this.documents.closeRemoved(key);
+  }
+
+  rename(from: string, to: string): void {
+    this.paths.rename(from, to);
+    this.documents.closeRemoved(from);
+  }
+}

@@ -1,0 +1,50 @@
+// What the store keeps of agent tasks, behind an interface the store implements (SQLite or
+// PostgreSQL): tasks, their step logs and their changes (each file's content before the task
+// and now, for diffs and revert). Written as a task goes, so that a restart loses nothing it
+// applied.
+import type { ChangeEntry } from './files/change-log.ts';
+import type { AgentBudgets, AgentStatus, AgentStep, EndReason } from './types.ts';
+
+export interface AgentTaskRecord {
+  id: string;
+  status: AgentStatus;
+  task: string;
+  files: string[];
+  model: string;
+  budgets: AgentBudgets;
+  estimatedTime: number;
+  steps: number;
+  tokens: number;
+  /** ISO 8601. */
+  createdAt: string;
+  endedAt: string | null;
+  reason: EndReason | null;
+  error: string | null;
+  summary: string | null;
+  revertedAt: string | null;
+}
+
+/** What changes of a task as it runs and ends. */
+export type AgentTaskUpdate = Partial<Pick<AgentTaskRecord, 'status' | 'steps' | 'tokens' | 'endedAt' | 'reason' | 'error' | 'summary' | 'revertedAt'>>;
+
+export interface AgentTaskRepository {
+  create(task: AgentTaskRecord): Promise<void>;
+  update(id: string, update: AgentTaskUpdate): Promise<void>;
+  get(id: string): Promise<AgentTaskRecord | undefined>;
+  /** Newest first; `before`: only tasks created before that task (the next page). */
+  list(options: { limit: number; before?: string }): Promise<AgentTaskRecord[]>;
+  /** Appends a step to the task's log and, in the same transaction, applies `update` to the task. */
+  addStep(taskId: string, step: AgentStep, update?: AgentTaskUpdate): Promise<void>;
+  /** Steps with an index above `after`, in order, at most `limit`. */
+  steps(taskId: string, options: { after: number; limit: number }): Promise<AgentStep[]>;
+  /** Inserts or replaces a change entry (by the task and the entry's id). */
+  saveChange(taskId: string, entry: ChangeEntry): Promise<void>;
+  deleteChange(taskId: string, id: number): Promise<void>;
+  /** The task's change entries, by id. */
+  changes(taskId: string): Promise<ChangeEntry[]>;
+  /**
+   * Ends every task still `running` (the process that ran it stopped): failed, reason
+   * `interrupted`, with `error`. Returns the tasks ended.
+   */
+  interruptRunning(endedAt: string, error: string): Promise<AgentTaskRecord[]>;
+}

@@ -1,0 +1,105 @@
+// Path globs, as a task's `files` and the list tool take them: `*` any characters but `/`, `**`
+// any folders (a whole segment), `?` one character but `/`, `[abc]` / `[!abc]` a class,
+// `{a,b}` alternatives (not nested). Paths are workspace-relative with `/`; matching is
+// case-sensitive, as on Linux. A glob without any of these is the path itself.
+import { LoomError } from '../../errors.ts';
+
+export interface Glob {
+  /** As given. */
+  source: string;
+  /** Whether a workspace-relative path matches. */
+  matches(path: string): boolean;
+  /** The folder every match lies in ('' for the workspace): where a walk for matches starts. */
+  base: string;
+}
+
+const MAX_GLOB_LENGTH = 1024;
+const SPECIAL = /[*?[\]{}]/;
+
+/**
+ * Compiles a glob; throws LoomError validation_error for one that is empty, absolute, leaves
+ * the workspace (`..`), or is malformed (an unclosed `[` or `{`).
+ *
+ * @example
+ * compileGlob('src/**\/*.ts').matches('src/a/b.ts'); // true
+ * compileGlob('src/**\/*.ts').base;                   // 'src'
+ */
+export function compileGlob(source: string): Glob {
+  const invalid = (why: string) => new LoomError('validation_error', `The glob ${JSON.stringify(source.slice(0, 200))} ${why}.`);
+  if (typeof source !== 'string' || source.trim() === '') throw invalid('is empty');
+  if (source.length > MAX_GLOB_LENGTH || /[\u0000-\u001f]/.test(source)) throw invalid('is longer than 1024 characters or has control characters');
+  const glob = source.trim().replace(/^\.\//, '').replace(/\/+$/, '');
+  if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.includes('\\')) throw invalid('must be relative to the workspace, with / between folders');
+  const segments = glob.split('/');
+  if (segments.some((segment) => segment === '..' || segment === '.' || segment === '')) throw invalid('must not contain "..", "." or empty folder names');
+  let pattern = '';
+  segments.forEach((segment, index) => {
+    const last = index === segments.length - 1;
+    if (segment === '**') {
+      // Any folders, none included: `a/**/b` matches `a/b`; a final `**` matches everything below.
+      pattern += last ? '.*' : '(?:[^/]+/)*';
+      return;
+    }
+    pattern += segmentPattern(segment, invalid) + (last ? '' : '/');
+  });
+  const regex = new RegExp(`^${pattern}$`);
+  const staticSegments: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (SPECIAL.test(segment)) break;
+    staticSegments.push(segment);
+  }
+  const whole = !SPECIAL.test(glob);
+  return {
+    source,
+    matches: (path) => regex.test(path),
+    // A glob without wildcards names one file; its folder is where to look.
+    base: whole ? segments.slice(0, -1).join('/') : staticSegments.join('/'),
+  };
+}
+
+function segmentPattern(segment: string, invalid: (why: string) => LoomError): string {
+  let out = '';
+  for (let i = 0; i < segment.length; i++) {
+    const char = segment[i]!;
+    if (char === '*') {
+      while (segment[i + 1] === '*') i++;
+      out += '[^/]*';
+    } else if (char === '?') out += '[^/]';
+    else if (char === '[') {
+      const end = segment.indexOf(']', i + 2);
+      if (end < 0) throw invalid('has a "[" without its "]"');
+      let body = segment.slice(i + 1, end);
+      const negated = body.startsWith('!') || body.startsWith('^');
+      if (negated) body = body.slice(1);
+      out += `[${negated ? '^/' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      i = end;
+    } else if (char === '{') {
+      const end = segment.indexOf('}', i);
+      if (end < 0) throw invalid('has a "{" without its "}"');
+      const options = segment.slice(i + 1, end).split(',');
+      out += `(?:${options.map((option) => segmentPattern(option, invalid)).join('|')})`;
+      i = end;
+    } else if (char === ']' || char === '}') throw invalid(`has a "${char}" without its opening`);
+    else out += char.replace(/[.+^$()|\\]/g, '\\$&');
+  }
+  return out;
+}
+
+/** Several globs as one: a path is in scope when any matches. */
+export class GlobSet {
+  readonly globs: readonly Glob[];
+
+  constructor(sources: readonly string[]) {
+    this.globs = sources.map(compileGlob);
+  }
+
+  matches(path: string): boolean {
+    return this.globs.some((glob) => glob.matches(path));
+  }
+
+  /** The folders to walk for matches, none inside another. */
+  bases(): string[] {
+    const bases = [...new Set(this.globs.map((glob) => glob.base))].sort();
+    return bases.filter((base) => !bases.some((other) => other !== base && (other === '' || base.startsWith(`${other}/`))));
+  }
+}

@@ -1,0 +1,65 @@
+// Globs of a task's files and the walk that finds them: what matches, where a walk starts, what
+// is never listed (git directories, .loom, dependencies unless named), and what is refused.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { compileGlob, GlobSet } from '../../../src/core/agents/scope/glob.ts';
+import { walkFiles } from '../../../src/core/agents/scope/walk.ts';
+
+describe('compileGlob', () => {
+  const cases: [string, string[], string[]][] = [
+    ['src/**/*.ts', ['src/a.ts', 'src/x/y/b.ts'], ['src/a.js', 'lib/a.ts', 'src.ts', 'src/a.ts/x']],
+    ['src/**', ['src/a', 'src/x/y/z.md'], ['srcx/a', 'lib/src/a']],
+    ['**/*.md', ['README.md', 'docs/a/b.md'], ['README.mdx']],
+    ['*.{ts,tsx}', ['a.ts', 'b.tsx'], ['dir/a.ts', 'a.js']],
+    ['src/?.ts', ['src/a.ts'], ['src/ab.ts', 'src//.ts']],
+    ['src/[ab].ts', ['src/a.ts', 'src/b.ts'], ['src/c.ts']],
+    ['src/[!ab].ts', ['src/c.ts'], ['src/a.ts', 'src//.ts']],
+    ['./README.md', ['README.md'], ['docs/README.md']],
+    ['a+b (1).ts', ['a+b (1).ts'], ['aab (1).ts']],
+  ];
+  for (const [glob, yes, no] of cases) {
+    it(`${glob}`, () => {
+      const compiled = compileGlob(glob);
+      for (const path of yes) assert.ok(compiled.matches(path), `${glob} should match ${path}`);
+      for (const path of no) assert.ok(!compiled.matches(path), `${glob} should not match ${path}`);
+    });
+  }
+
+  it('knows where a walk for its matches starts', () => {
+    assert.equal(compileGlob('src/**/*.ts').base, 'src');
+    assert.equal(compileGlob('src/lib/*.ts').base, 'src/lib');
+    assert.equal(compileGlob('src/lib/a.ts').base, 'src/lib');
+    assert.equal(compileGlob('**/*.ts').base, '');
+    assert.equal(compileGlob('{src,test}/**').base, '');
+    assert.deepEqual(new GlobSet(['src/a/**', 'src/**', 'test/x.ts', 'src/b.ts']).bases(), ['src', 'test']);
+    assert.deepEqual(new GlobSet(['**', 'src/**']).bases(), ['']);
+  });
+
+  it('refuses globs that are empty, absolute, leave the workspace or are malformed', () => {
+    for (const bad of ['', '  ', '/etc/**', 'C:/x', '..', 'src/../..', 'a\\b', 'src/[ab', 'src/{a,b', 'src/a]', 'a//b', 'x\u0000']) {
+      assert.throws(() => compileGlob(bad), { code: 'validation_error' }, JSON.stringify(bad));
+    }
+  });
+});
+
+describe('walkFiles', () => {
+  it('lists regular files in name order, never .git or .loom, dependencies only when the walk starts inside them', async (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-walk-'));
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+    for (const file of ['b.ts', 'a.ts', 'src/c.ts', '.git/config', '.loom/settings.json', 'node_modules/x/i.js', 'src/.env']) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, file), 'x');
+    }
+    fs.symlinkSync('/etc', path.join(root, 'etc-link'));
+    const all = await walkFiles(root, '', () => true, { limit: 100 });
+    assert.deepEqual(all.files.map((file) => file.path), ['a.ts', 'b.ts', 'src/.env', 'src/c.ts']);
+    assert.deepEqual(all.files[0], { path: 'a.ts', size: 1 });
+    assert.deepEqual((await walkFiles(root, 'node_modules/x', () => true, { limit: 100 })).files.map((file) => file.path), ['node_modules/x/i.js']);
+    assert.deepEqual((await walkFiles(root, '.git', () => true, { limit: 100 })).files, []);
+    const limited = await walkFiles(root, '', () => true, { limit: 2 });
+    assert.deepEqual([limited.files.length, limited.truncated], [2, true]);
+  });
+});
