@@ -18,7 +18,7 @@ import { firstMessage, SHOWN_CHARS, SHOWN_FILES, systemPrompt } from './loop/pro
 import { runLoop, TaskStop, type LoopEnd, type StepInput } from './loop/run-loop.ts';
 import type { AgentTaskRecord, AgentTaskRepository, AgentTaskUpdate } from './records.ts';
 import { GlobSet } from './scope/glob.ts';
-import { walkFiles, type WalkedFile } from './scope/walk.ts';
+import { walkFiles, withSizes, type WalkedFile } from './scope/walk.ts';
 import { resolveBudgets, type AgentSettings } from './settings.ts';
 import { CommandRunner, Toolbox } from './tools/index.ts';
 import { statusOf, trimText, type AgentChange, type AgentRequest, type AgentStep, type AgentTaskInfo, type EndReason } from './types.ts';
@@ -58,6 +58,17 @@ interface RunningTask {
   done: Promise<void>;
   /** Steps logged so far. */
   logged: number;
+  /**
+   * Steps not written yet, and the counters to write with them. The log is written a turn at a
+   * time, behind the task, in one transaction: it records what happened, it is not what must
+   * survive a crash (a change is written before its tool answers).
+   */
+  unlogged: AgentStep[];
+  unloggedUpdate?: AgentTaskUpdate;
+  /** The log's writes, in order. */
+  log: Promise<void>;
+  /** The first failure to write the log: the task ends on its next step (reason `error`). */
+  logFailure?: unknown;
   /** On the manager's clock. */
   startedAt: number;
 }
@@ -131,7 +142,7 @@ export class AgentManager {
         revertedAt: null,
       };
       await this.options.repository.create(record);
-      const running: RunningTask = { record, controller: new AbortController(), changes: new ChangeLog(), done: Promise.resolve(), logged: 0, startedAt };
+      const running: RunningTask = { record, controller: new AbortController(), changes: new ChangeLog(), done: Promise.resolve(), logged: 0, unlogged: [], log: Promise.resolve(), startedAt };
       this.starting--;
       slotTaken = false;
       this.running.set(record.id, running);
@@ -165,7 +176,9 @@ export class AgentManager {
 
   /** A task's step log: entries after index `after`, at most `limit`. Throws LoomError not_found. */
   async steps(taskId: string, options: { after?: number; limit?: number } = {}): Promise<AgentStep[]> {
-    if (!this.running.has(taskId)) await this.record(taskId);
+    const running = this.running.get(taskId);
+    if (running) await this.flushLog(running);
+    else await this.record(taskId);
     return this.options.repository.steps(taskId, { after: Math.max(0, options.after ?? 0), limit: Math.min(Math.max(1, options.limit ?? 100), 500) });
   }
 
@@ -236,12 +249,12 @@ export class AgentManager {
   }
 
   private async filesInScope(scope: GlobSet): Promise<WalkedFile[]> {
-    const found = new Map<string, WalkedFile>();
+    const found = new Set<string>();
     for (const base of scope.bases()) {
       const { files } = await walkFiles(this.options.files.root, base, (path) => scope.matches(path), { limit: SCOPE_FILES });
-      for (const file of files) found.set(file.path, file);
+      for (const file of files) found.add(file);
     }
-    return [...found.values()];
+    return withSizes(this.options.files.root, [...found]);
   }
 
   /** Runs a started task's loop to its end and records the end. Never rejects. */
@@ -300,19 +313,23 @@ export class AgentManager {
     return contents;
   }
 
-  /** Numbers, dates, persists and announces a step; a model turn also moves the task's counters. */
+  /**
+   * Numbers, dates, logs and announces a step; a model turn also moves the task's counters and
+   * writes the log so far. Throws the store's failure to write an earlier step.
+   */
   private async logStep(task: RunningTask, input: StepInput): Promise<void> {
+    if (task.logFailure !== undefined) throw task.logFailure;
     const { record } = task;
     const step: AgentStep = { ...input, index: ++task.logged, at: this.now(), text: trimText(input.text), ...(input.arguments !== undefined ? { arguments: trimText(input.arguments) } : {}) };
-    let update: AgentTaskUpdate | undefined;
+    task.unlogged.push(step);
     if (input.kind === 'model') {
       record.steps = input.turn;
       record.tokens += (input.tokens?.prompt ?? 0) + (input.tokens?.completion ?? 0);
       if (input.text.trim() !== '') record.summary = trimText(input.text.trim());
-      update = { steps: record.steps, tokens: record.tokens, summary: record.summary };
+      task.unloggedUpdate = { steps: record.steps, tokens: record.tokens, summary: record.summary };
+      void this.flushLog(task);
     }
-    await this.options.repository.addStep(record.id, step, update);
-    await this.options.events.emit('agent:step', {
+    void this.options.events.emit('agent:step', {
       taskId: record.id,
       index: step.index,
       turn: step.turn,
@@ -322,7 +339,21 @@ export class AgentManager {
       ...(step.diff !== undefined ? { diff: step.diff } : {}),
       steps: record.steps,
       tokens: record.tokens,
-    });
+    }).catch(() => {});
+  }
+
+  /** Writes the steps not written yet, after the writes under way; resolves when all are written (or failed). */
+  private flushLog(task: RunningTask): Promise<void> {
+    if (task.unlogged.length === 0) return task.log;
+    const steps = task.unlogged.splice(0);
+    const update = task.unloggedUpdate;
+    task.unloggedUpdate = undefined;
+    task.log = task.log
+      .then(() => this.options.repository.addSteps(task.record.id, steps, update))
+      .catch((error: unknown) => {
+        task.logFailure ??= error;
+      });
+    return task.log;
   }
 
   private async saveChange(taskId: string, change: ChangeRecord): Promise<void> {
@@ -333,6 +364,7 @@ export class AgentManager {
   /** Records a task's end, lets its slot go and announces it. */
   private async finish(task: RunningTask, end: LoopEnd): Promise<void> {
     const { record } = task;
+    await this.flushLog(task);
     const update: AgentTaskUpdate = { status: statusOf(end.reason), reason: end.reason, endedAt: this.now(), error: end.error ?? null, summary: end.summary !== undefined ? trimText(end.summary) : record.summary };
     Object.assign(record, update);
     try {
