@@ -21,7 +21,7 @@ import { GlobSet } from './scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from './scope/walk.ts';
 import { resolveBudgets, type AgentSettings } from './settings.ts';
 import { CommandRunner, Toolbox } from './tools/index.ts';
-import { statusOf, trimText, type AgentChange, type AgentRequest, type AgentStep, type AgentTaskInfo, type EndReason } from './types.ts';
+import { statusOf, trimText, type AgentChange, type AgentChangeSummary, type AgentRequest, type AgentStep, type AgentTaskInfo, type AgentTaskSummary, type EndReason } from './types.ts';
 
 /** Tasks that run at once; one more is refused (AgentCapacityError) until one ends. */
 export const MAX_RUNNING = 5;
@@ -30,6 +30,8 @@ const MAX_TASK_CHARS = 32_000;
 const MAX_GLOBS = 100;
 /** Files of the scope looked at to check the globs and estimate the work. */
 const SCOPE_FILES = 10_000;
+/** retryAfter when the running task expected to end first is past its estimate already. */
+const OVERDUE_RETRY_SECONDS = 5;
 /** Characters of a step's text an agent:step event carries (the step log has more). */
 const EVENT_TEXT_CHARS = 500;
 
@@ -162,14 +164,14 @@ export class AgentManager {
     return info(record, await this.changesOf(taskId));
   }
 
-  /** Tasks, newest first (changes without their diffs: ask `status` for those). */
-  async list(options: { limit?: number; before?: string } = {}): Promise<AgentTaskInfo[]> {
+  /** Tasks, newest first, at most `limit` (default 50, at most 200); `before`: the page after that task. */
+  async list(options: { limit?: number; before?: string } = {}): Promise<AgentTaskSummary[]> {
     const records = await this.options.repository.list({ limit: Math.min(Math.max(1, options.limit ?? 50), 200), ...(options.before ? { before: options.before } : {}) });
     return Promise.all(
       records.map(async (stored) => {
         const running = this.running.get(stored.id);
         const changes = running ? running.changes.changes() : await this.changesOf(stored.id);
-        return info(running?.record ?? stored, changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })));
+        return { ...info(running?.record ?? stored, []), changes: changes.map(withoutDiff) };
       }),
     );
   }
@@ -386,7 +388,7 @@ export class AgentManager {
       summary: record.summary,
       steps: record.steps,
       tokens: record.tokens,
-      changes: changes.map(({ diff: _diff, ...change }) => change),
+      changes: changes.map(withoutDiff),
     });
   }
 
@@ -422,16 +424,20 @@ export class AgentManager {
     return record;
   }
 
-  /** Seconds until the running task expected to end first does (at least 1). */
+  /** Seconds until the running task expected to end first does; OVERDUE_RETRY_SECONDS for one past its estimate. */
   private retryAfter(): number {
     const now = this.clock.now();
-    const ends = [...this.running.values()].map((task) => task.startedAt + task.record.estimatedTime * 1000 - now);
-    return Math.max(1, Math.ceil(Math.min(...ends, 60_000) / 1000));
+    const ends = [...this.running.values()].map((task) => Math.ceil((task.startedAt + task.record.estimatedTime * 1000 - now) / 1000));
+    return Math.min(...ends.map((seconds) => (seconds > 0 ? seconds : OVERDUE_RETRY_SECONDS)));
   }
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+function withoutDiff({ diff: _diff, ...change }: AgentChange): AgentChangeSummary {
+  return change;
 }
 
 /** A record and its changes as the status answers. */

@@ -50,6 +50,9 @@ export interface AgentChange {
   diff: string;
 }
 
+/** A change as a task list shows it (the status has the diff). */
+export type AgentChangeSummary = Omit<AgentChange, 'diff'>;
+
 /** A task as the status and list answers describe it. */
 export interface AgentTaskInfo {
   taskId: string;
@@ -76,6 +79,9 @@ export interface AgentTaskInfo {
   /** When the task's changes were reverted. */
   revertedAt?: string;
 }
+
+/** A task as a list shows it: its changes without their diffs. */
+export type AgentTaskSummary = Omit<AgentTaskInfo, 'changes'> & { changes: AgentChangeSummary[] };
 
 /** The status an end reason gives a task. */
 export function statusOf(reason: EndReason): Exclude<AgentStatus, 'running'> {
