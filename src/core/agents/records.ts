@@ -3,20 +3,11 @@
 // and now, for diffs and revert). Written as a task goes, so that a restart loses nothing it
 // applied.
 import type { ChangeEntry } from './files/change-log.ts';
-import type { AgentBudgets, AgentStatus, AgentStep, EndReason } from './types.ts';
+import type { AgentStep, AgentTaskBasics, EndReason } from './types.ts';
 
-export interface AgentTaskRecord {
+/** A task as stored: what it is from its start, and what is known once it runs or ends (null until then). */
+export interface AgentTaskRecord extends AgentTaskBasics {
   id: string;
-  status: AgentStatus;
-  task: string;
-  files: string[];
-  model: string;
-  budgets: AgentBudgets;
-  estimatedTime: number;
-  steps: number;
-  tokens: number;
-  /** ISO 8601. */
-  createdAt: string;
   endedAt: string | null;
   reason: EndReason | null;
   error: string | null;

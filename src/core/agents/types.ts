@@ -53,9 +53,8 @@ export interface AgentChange {
 /** A change as a task list shows it (the status has the diff). */
 export type AgentChangeSummary = Omit<AgentChange, 'diff'>;
 
-/** A task as the status and list answers describe it. */
-export interface AgentTaskInfo {
-  taskId: string;
+/** What a task is from its start, wherever it is shown or stored. */
+export interface AgentTaskBasics {
   status: AgentStatus;
   task: string;
   files: string[];
@@ -68,7 +67,13 @@ export interface AgentTaskInfo {
   steps: number;
   /** Tokens so far (prompts and answers). */
   tokens: number;
+  /** ISO 8601. */
   createdAt: string;
+}
+
+/** A task as the status answers describe it. */
+export interface AgentTaskInfo extends AgentTaskBasics {
+  taskId: string;
   endedAt?: string;
   reason?: EndReason;
   /** What went wrong, for a task that failed on an error (`model_error`, `interrupted`). */
