@@ -42,6 +42,7 @@ describe('compileGlob', () => {
     for (const bad of ['', '  ', '/etc/**', 'C:/x', '..', 'src/../..', 'a\\b', 'src/[ab', 'src/{a,b', 'src/a]', 'a//b', 'x\u0000']) {
       assert.throws(() => compileGlob(bad), { code: 'validation_error' }, JSON.stringify(bad));
     }
+    assert.throws(() => compileGlob(42 as unknown as string), { code: 'validation_error', message: 'The glob "42" is not a string.' });
   });
 });
 
