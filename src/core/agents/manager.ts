@@ -32,6 +32,8 @@ const MAX_GLOBS = 100;
 const SCOPE_FILES = 10_000;
 /** retryAfter when the running task expected to end first is past its estimate already. */
 const OVERDUE_RETRY_SECONDS = 5;
+/** Characters of a step's diff the log and the agent:step event keep (a created file can be megabytes). */
+const STEP_DIFF_CHARS = 16_000;
 /** Characters of a step's text an agent:step event carries (the step log has more). */
 const EVENT_TEXT_CHARS = 500;
 
@@ -322,7 +324,15 @@ export class AgentManager {
   private async logStep(task: RunningTask, input: StepInput): Promise<void> {
     if (task.logFailure !== undefined) throw task.logFailure;
     const { record } = task;
-    const step: AgentStep = { ...input, index: ++task.logged, at: this.now(), text: trimText(input.text), ...(input.arguments !== undefined ? { arguments: trimText(input.arguments) } : {}) };
+    const step: AgentStep = {
+      ...input,
+      index: ++task.logged,
+      at: this.now(),
+      text: trimText(input.text),
+      ...(input.arguments !== undefined ? { arguments: trimText(input.arguments) } : {}),
+      // A step's diff is for watching; the task's changes keep every line.
+      ...(input.diff !== undefined ? { diff: trimText(input.diff, STEP_DIFF_CHARS) } : {}),
+    };
     task.unlogged.push(step);
     if (input.kind === 'model') {
       record.steps = input.turn;
