@@ -59,11 +59,11 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
     return (await reach(() => query.execute())).map(toRecord);
   }
 
-  async addStep(taskId: string, step: AgentStep, update?: AgentTaskUpdate): Promise<void> {
-    const { index, kind, turn, at, ...data } = step;
+  async addSteps(taskId: string, steps: readonly AgentStep[], update?: AgentTaskUpdate): Promise<void> {
+    const rows = steps.map(({ index, kind, turn, at, ...data }) => ({ task_id: taskId, idx: index, kind, turn, at, data: JSON.stringify(data) }));
     await reach(() =>
       this.db.transaction().execute(async (trx) => {
-        await trx.insertInto('agent_steps').values({ task_id: taskId, idx: index, kind, turn, at, data: JSON.stringify(data) }).execute();
+        if (rows.length) await trx.insertInto('agent_steps').values(rows).execute();
         const values = update ? columns(update) : {};
         if (Object.keys(values).length) await trx.updateTable('agent_tasks').set(values).where('id', '=', taskId).execute();
       }),
@@ -78,12 +78,12 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
   }
 
   async saveChange(taskId: string, entry: ChangeEntry): Promise<void> {
-    const values = { path: entry.path, origin: entry.origin, content_before: entry.before, content_after: entry.after };
     await reach(() =>
       this.db
         .insertInto('agent_changes')
-        .values({ task_id: taskId, entry: entry.id, ...values })
-        .onConflict((conflict) => conflict.columns(['task_id', 'entry']).doUpdateSet(values))
+        .values({ task_id: taskId, entry: entry.id, path: entry.path, origin: entry.origin, content_before: entry.before, content_after: entry.after })
+        // An entry's origin and content before the task never change: only where it is and what it holds now are written again.
+        .onConflict((conflict) => conflict.columns(['task_id', 'entry']).doUpdateSet({ path: entry.path, content_after: entry.after }))
         .execute(),
     );
   }

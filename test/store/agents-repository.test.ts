@@ -54,25 +54,26 @@ for (const dialect of STORE_DIALECTS) {
         { index: 3, kind: 'tool', turn: 2, at: '2026-01-01T00:00:03.000Z', tool: 'edit_file', arguments: '{}', ok: true, text: 'applied', diff: '--- a/x\n+++ b/x\n' },
         { index: 4, kind: 'notice', turn: 2, at: '2026-01-01T00:00:04.000Z', text: 'Try something else.' },
       ];
-      await agentTasks.addStep('task_1', steps[0]!, { steps: 1, tokens: 920, summary: 'Reading it.' });
-      for (const step of steps.slice(1)) await agentTasks.addStep('task_1', step);
+      await agentTasks.addSteps('task_1', steps.slice(0, 1), { steps: 1, tokens: 920, summary: 'Reading it.' });
+      await agentTasks.addSteps('task_1', steps.slice(1));
+      await agentTasks.addSteps('task_1', []);
       assert.deepEqual(await agentTasks.steps('task_1', { after: 0, limit: 10 }), steps);
       assert.deepEqual(await agentTasks.steps('task_1', { after: 1, limit: 2 }), steps.slice(1, 3));
       const record = await agentTasks.get('task_1');
       assert.deepEqual([record?.steps, record?.tokens, record?.summary], [1, 920, 'Reading it.']);
       // A step whose index is taken fails whole: the counters do not move.
-      await assert.rejects(agentTasks.addStep('task_1', steps[0]!, { steps: 9 }), { code: 'store_unavailable' });
+      await assert.rejects(agentTasks.addSteps('task_1', steps.slice(0, 1), { steps: 9 }), { code: 'store_unavailable' });
       assert.equal((await agentTasks.get('task_1'))?.steps, 1);
     });
 
-    it('keeps change entries, replacing one by its id, and deletes them', async (t) => {
+    it('keeps change entries, updating one by its id (where it is and what it holds now), and deletes them', async (t) => {
       const options = await dialect.fresh(t);
       if (!options) return;
       const { agentTasks } = await open(t, options);
       await agentTasks.saveChange('task_1', { id: 1, path: 'src/a.ts', origin: 'src/a.ts', before: 'a\n', after: 'b\n' });
       await agentTasks.saveChange('task_1', { id: 2, path: 'src/new.ts', origin: null, before: null, after: '' });
       await agentTasks.saveChange('task_2', { id: 1, path: 'x', origin: 'x', before: 'x', after: null });
-      await agentTasks.saveChange('task_1', { id: 1, path: 'src/b.ts', origin: 'src/a.ts', before: 'a\n', after: 'c\n' });
+      await agentTasks.saveChange('task_1', { id: 1, path: 'src/b.ts', origin: 'src/a.ts', before: 'ignored: set once', after: 'c\n' });
       assert.deepEqual(await agentTasks.changes('task_1'), [
         { id: 1, path: 'src/b.ts', origin: 'src/a.ts', before: 'a\n', after: 'c\n' },
         { id: 2, path: 'src/new.ts', origin: null, before: null, after: '' },

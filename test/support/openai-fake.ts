@@ -237,6 +237,7 @@ export type ScriptedTurn =
 
 export class ChatScript {
   private readonly turns: ScriptedTurn[] = [];
+  private responder: ((body: any) => ScriptedTurn) | undefined;
   private refusal: { status: number; message: string } | undefined;
   private streamOptionsRefused = false;
   private gate: { release: () => void; promise: Promise<void> } | undefined;
@@ -248,6 +249,14 @@ export class ChatScript {
   /** Queues answers to the next chat requests, in order. */
   queue(...turns: ScriptedTurn[]): void {
     this.turns.push(...turns);
+  }
+
+  /**
+   * From now on, answers every request no queued turn answers with what `respond` makes of its
+   * body (concurrent conversations, each answered by what it holds); `undefined` stops.
+   */
+  respondWith(respond: ((body: any) => ScriptedTurn) | undefined): void {
+    this.responder = respond;
   }
 
   /** Turns queued and not answered yet. */
@@ -286,6 +295,7 @@ export class ChatScript {
   /** Forgets queued turns, refusals and hang-ups. */
   reset(): void {
     this.turns.length = 0;
+    this.responder = undefined;
     this.refusal = undefined;
     this.streamOptionsRefused = false;
     this.hangUps = 0;
@@ -294,7 +304,7 @@ export class ChatScript {
 
   /** @internal Whether the script answers this request (something queued, or a refusal that applies). */
   answers(body: any): boolean {
-    return this.turns.length > 0 || (this.refusal !== undefined && Array.isArray(body?.tools)) || (this.streamOptionsRefused && body?.stream_options !== undefined);
+    return this.turns.length > 0 || this.responder !== undefined || (this.refusal !== undefined && Array.isArray(body?.tools)) || (this.streamOptionsRefused && body?.stream_options !== undefined);
   }
 
   /** @internal */
@@ -305,7 +315,7 @@ export class ChatScript {
     };
     if (this.streamOptionsRefused && body?.stream_options !== undefined) return error(400, 'Unrecognized request argument supplied: stream_options');
     if (this.refusal && Array.isArray(body?.tools)) return error(this.refusal.status, this.refusal.message);
-    const turn = this.turns.shift()!;
+    const turn = this.turns.shift() ?? this.responder!(body);
     if (turn.kind === 'error') return error(turn.status, turn.message);
 
     const usage = turn.usage && { prompt_tokens: turn.usage.prompt, completion_tokens: turn.usage.completion, total_tokens: turn.usage.prompt + turn.usage.completion };

@@ -18,10 +18,10 @@ import { firstMessage, SHOWN_CHARS, SHOWN_FILES, systemPrompt } from './loop/pro
 import { runLoop, TaskStop, type LoopEnd, type StepInput } from './loop/run-loop.ts';
 import type { AgentTaskRecord, AgentTaskRepository, AgentTaskUpdate } from './records.ts';
 import { GlobSet } from './scope/glob.ts';
-import { walkFiles, type WalkedFile } from './scope/walk.ts';
+import { walkFiles, withSizes, type WalkedFile } from './scope/walk.ts';
 import { resolveBudgets, type AgentSettings } from './settings.ts';
 import { CommandRunner, Toolbox } from './tools/index.ts';
-import { statusOf, trimText, type AgentChange, type AgentRequest, type AgentStep, type AgentTaskInfo, type EndReason } from './types.ts';
+import { statusOf, trimText, type AgentChange, type AgentChangeSummary, type AgentRequest, type AgentStep, type AgentTaskInfo, type AgentTaskSummary, type EndReason } from './types.ts';
 
 /** Tasks that run at once; one more is refused (AgentCapacityError) until one ends. */
 export const MAX_RUNNING = 5;
@@ -30,6 +30,10 @@ const MAX_TASK_CHARS = 32_000;
 const MAX_GLOBS = 100;
 /** Files of the scope looked at to check the globs and estimate the work. */
 const SCOPE_FILES = 10_000;
+/** retryAfter when the running task expected to end first is past its estimate already. */
+const OVERDUE_RETRY_SECONDS = 5;
+/** Characters of a step's diff the log and the agent:step event keep (a created file can be megabytes). */
+const STEP_DIFF_CHARS = 16_000;
 /** Characters of a step's text an agent:step event carries (the step log has more). */
 const EVENT_TEXT_CHARS = 500;
 
@@ -58,6 +62,17 @@ interface RunningTask {
   done: Promise<void>;
   /** Steps logged so far. */
   logged: number;
+  /**
+   * Steps not written yet, and the counters to write with them. The log is written a turn at a
+   * time, behind the task, in one transaction: it records what happened, it is not what must
+   * survive a crash (a change is written before its tool answers).
+   */
+  unlogged: AgentStep[];
+  unloggedUpdate?: AgentTaskUpdate;
+  /** The log's writes, in order. */
+  log: Promise<void>;
+  /** The first failure to write the log: the task ends on its next step (reason `error`). */
+  logFailure?: unknown;
   /** On the manager's clock. */
   startedAt: number;
 }
@@ -131,7 +146,7 @@ export class AgentManager {
         revertedAt: null,
       };
       await this.options.repository.create(record);
-      const running: RunningTask = { record, controller: new AbortController(), changes: new ChangeLog(), done: Promise.resolve(), logged: 0, startedAt };
+      const running: RunningTask = { record, controller: new AbortController(), changes: new ChangeLog(), done: Promise.resolve(), logged: 0, unlogged: [], log: Promise.resolve(), startedAt };
       this.starting--;
       slotTaken = false;
       this.running.set(record.id, running);
@@ -151,21 +166,23 @@ export class AgentManager {
     return info(record, await this.changesOf(taskId));
   }
 
-  /** Tasks, newest first (changes without their diffs: ask `status` for those). */
-  async list(options: { limit?: number; before?: string } = {}): Promise<AgentTaskInfo[]> {
+  /** Tasks, newest first, at most `limit` (default 50, at most 200); `before`: the page after that task. */
+  async list(options: { limit?: number; before?: string } = {}): Promise<AgentTaskSummary[]> {
     const records = await this.options.repository.list({ limit: Math.min(Math.max(1, options.limit ?? 50), 200), ...(options.before ? { before: options.before } : {}) });
     return Promise.all(
       records.map(async (stored) => {
         const running = this.running.get(stored.id);
         const changes = running ? running.changes.changes() : await this.changesOf(stored.id);
-        return info(running?.record ?? stored, changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })));
+        return { ...info(running?.record ?? stored, []), changes: changes.map(withoutDiff) };
       }),
     );
   }
 
   /** A task's step log: entries after index `after`, at most `limit`. Throws LoomError not_found. */
   async steps(taskId: string, options: { after?: number; limit?: number } = {}): Promise<AgentStep[]> {
-    if (!this.running.has(taskId)) await this.record(taskId);
+    const running = this.running.get(taskId);
+    if (running) await this.flushLog(running);
+    else await this.record(taskId);
     return this.options.repository.steps(taskId, { after: Math.max(0, options.after ?? 0), limit: Math.min(Math.max(1, options.limit ?? 100), 500) });
   }
 
@@ -236,12 +253,12 @@ export class AgentManager {
   }
 
   private async filesInScope(scope: GlobSet): Promise<WalkedFile[]> {
-    const found = new Map<string, WalkedFile>();
+    const found = new Set<string>();
     for (const base of scope.bases()) {
       const { files } = await walkFiles(this.options.files.root, base, (path) => scope.matches(path), { limit: SCOPE_FILES });
-      for (const file of files) found.set(file.path, file);
+      for (const file of files) found.add(file);
     }
-    return [...found.values()];
+    return withSizes(this.options.files.root, [...found]);
   }
 
   /** Runs a started task's loop to its end and records the end. Never rejects. */
@@ -300,19 +317,31 @@ export class AgentManager {
     return contents;
   }
 
-  /** Numbers, dates, persists and announces a step; a model turn also moves the task's counters. */
+  /**
+   * Numbers, dates, logs and announces a step; a model turn also moves the task's counters and
+   * writes the log so far. Throws the store's failure to write an earlier step.
+   */
   private async logStep(task: RunningTask, input: StepInput): Promise<void> {
+    if (task.logFailure !== undefined) throw task.logFailure;
     const { record } = task;
-    const step: AgentStep = { ...input, index: ++task.logged, at: this.now(), text: trimText(input.text), ...(input.arguments !== undefined ? { arguments: trimText(input.arguments) } : {}) };
-    let update: AgentTaskUpdate | undefined;
+    const step: AgentStep = {
+      ...input,
+      index: ++task.logged,
+      at: this.now(),
+      text: trimText(input.text),
+      ...(input.arguments !== undefined ? { arguments: trimText(input.arguments) } : {}),
+      // A step's diff is for watching; the task's changes keep every line.
+      ...(input.diff !== undefined ? { diff: trimText(input.diff, STEP_DIFF_CHARS) } : {}),
+    };
+    task.unlogged.push(step);
     if (input.kind === 'model') {
       record.steps = input.turn;
       record.tokens += (input.tokens?.prompt ?? 0) + (input.tokens?.completion ?? 0);
       if (input.text.trim() !== '') record.summary = trimText(input.text.trim());
-      update = { steps: record.steps, tokens: record.tokens, summary: record.summary };
+      task.unloggedUpdate = { steps: record.steps, tokens: record.tokens, summary: record.summary };
+      void this.flushLog(task);
     }
-    await this.options.repository.addStep(record.id, step, update);
-    await this.options.events.emit('agent:step', {
+    void this.options.events.emit('agent:step', {
       taskId: record.id,
       index: step.index,
       turn: step.turn,
@@ -322,7 +351,21 @@ export class AgentManager {
       ...(step.diff !== undefined ? { diff: step.diff } : {}),
       steps: record.steps,
       tokens: record.tokens,
-    });
+    }).catch(() => {});
+  }
+
+  /** Writes the steps not written yet, after the writes under way; resolves when all are written (or failed). */
+  private flushLog(task: RunningTask): Promise<void> {
+    if (task.unlogged.length === 0) return task.log;
+    const steps = task.unlogged.splice(0);
+    const update = task.unloggedUpdate;
+    task.unloggedUpdate = undefined;
+    task.log = task.log
+      .then(() => this.options.repository.addSteps(task.record.id, steps, update))
+      .catch((error: unknown) => {
+        task.logFailure ??= error;
+      });
+    return task.log;
   }
 
   private async saveChange(taskId: string, change: ChangeRecord): Promise<void> {
@@ -333,6 +376,7 @@ export class AgentManager {
   /** Records a task's end, lets its slot go and announces it. */
   private async finish(task: RunningTask, end: LoopEnd): Promise<void> {
     const { record } = task;
+    await this.flushLog(task);
     const update: AgentTaskUpdate = { status: statusOf(end.reason), reason: end.reason, endedAt: this.now(), error: end.error ?? null, summary: end.summary !== undefined ? trimText(end.summary) : record.summary };
     Object.assign(record, update);
     try {
@@ -354,7 +398,7 @@ export class AgentManager {
       summary: record.summary,
       steps: record.steps,
       tokens: record.tokens,
-      changes: changes.map(({ diff: _diff, ...change }) => change),
+      changes: changes.map(withoutDiff),
     });
   }
 
@@ -390,16 +434,20 @@ export class AgentManager {
     return record;
   }
 
-  /** Seconds until the running task expected to end first does (at least 1). */
+  /** Seconds until the running task expected to end first does; OVERDUE_RETRY_SECONDS for one past its estimate. */
   private retryAfter(): number {
     const now = this.clock.now();
-    const ends = [...this.running.values()].map((task) => task.startedAt + task.record.estimatedTime * 1000 - now);
-    return Math.max(1, Math.ceil(Math.min(...ends, 60_000) / 1000));
+    const ends = [...this.running.values()].map((task) => Math.ceil((task.startedAt + task.record.estimatedTime * 1000 - now) / 1000));
+    return Math.min(...ends.map((seconds) => (seconds > 0 ? seconds : OVERDUE_RETRY_SECONDS)));
   }
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+function withoutDiff({ diff: _diff, ...change }: AgentChange): AgentChangeSummary {
+  return change;
 }
 
 /** A record and its changes as the status answers. */

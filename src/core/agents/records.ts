@@ -3,20 +3,11 @@
 // and now, for diffs and revert). Written as a task goes, so that a restart loses nothing it
 // applied.
 import type { ChangeEntry } from './files/change-log.ts';
-import type { AgentBudgets, AgentStatus, AgentStep, EndReason } from './types.ts';
+import type { AgentStep, AgentTaskBasics, EndReason } from './types.ts';
 
-export interface AgentTaskRecord {
+/** A task as stored: what it is from its start, and what is known once it runs or ends (null until then). */
+export interface AgentTaskRecord extends AgentTaskBasics {
   id: string;
-  status: AgentStatus;
-  task: string;
-  files: string[];
-  model: string;
-  budgets: AgentBudgets;
-  estimatedTime: number;
-  steps: number;
-  tokens: number;
-  /** ISO 8601. */
-  createdAt: string;
   endedAt: string | null;
   reason: EndReason | null;
   error: string | null;
@@ -33,11 +24,11 @@ export interface AgentTaskRepository {
   get(id: string): Promise<AgentTaskRecord | undefined>;
   /** Newest first; `before`: only tasks created before that task (the next page). */
   list(options: { limit: number; before?: string }): Promise<AgentTaskRecord[]>;
-  /** Appends a step to the task's log and, in the same transaction, applies `update` to the task. */
-  addStep(taskId: string, step: AgentStep, update?: AgentTaskUpdate): Promise<void>;
+  /** Appends steps to the task's log and, in the same transaction, applies `update` to the task. */
+  addSteps(taskId: string, steps: readonly AgentStep[], update?: AgentTaskUpdate): Promise<void>;
   /** Steps with an index above `after`, in order, at most `limit`. */
   steps(taskId: string, options: { after: number; limit: number }): Promise<AgentStep[]>;
-  /** Inserts or replaces a change entry (by the task and the entry's id). */
+  /** Inserts a change entry, or updates its path and content now (by the task and the entry's id; its origin and content before are set once). */
   saveChange(taskId: string, entry: ChangeEntry): Promise<void>;
   deleteChange(taskId: string, id: number): Promise<void>;
   /** The task's change entries, by id. */

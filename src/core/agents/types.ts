@@ -50,9 +50,11 @@ export interface AgentChange {
   diff: string;
 }
 
-/** A task as the status and list answers describe it. */
-export interface AgentTaskInfo {
-  taskId: string;
+/** A change as a task list shows it (the status has the diff). */
+export type AgentChangeSummary = Omit<AgentChange, 'diff'>;
+
+/** What a task is from its start, wherever it is shown or stored. */
+export interface AgentTaskBasics {
   status: AgentStatus;
   task: string;
   files: string[];
@@ -65,7 +67,13 @@ export interface AgentTaskInfo {
   steps: number;
   /** Tokens so far (prompts and answers). */
   tokens: number;
+  /** ISO 8601. */
   createdAt: string;
+}
+
+/** A task as the status answers describe it. */
+export interface AgentTaskInfo extends AgentTaskBasics {
+  taskId: string;
   endedAt?: string;
   reason?: EndReason;
   /** What went wrong, for a task that failed on an error (`model_error`, `interrupted`). */
@@ -76,6 +84,9 @@ export interface AgentTaskInfo {
   /** When the task's changes were reverted. */
   revertedAt?: string;
 }
+
+/** A task as a list shows it: its changes without their diffs. */
+export type AgentTaskSummary = Omit<AgentTaskInfo, 'changes'> & { changes: AgentChangeSummary[] };
 
 /** The status an end reason gives a task. */
 export function statusOf(reason: EndReason): Exclude<AgentStatus, 'running'> {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { compileGlob, GlobSet } from '../../../src/core/agents/scope/glob.ts';
-import { walkFiles } from '../../../src/core/agents/scope/walk.ts';
+import { walkFiles, withSizes } from '../../../src/core/agents/scope/walk.ts';
 
 describe('compileGlob', () => {
   const cases: [string, string[], string[]][] = [
@@ -42,6 +42,7 @@ describe('compileGlob', () => {
     for (const bad of ['', '  ', '/etc/**', 'C:/x', '..', 'src/../..', 'a\\b', 'src/[ab', 'src/{a,b', 'src/a]', 'a//b', 'x\u0000']) {
       assert.throws(() => compileGlob(bad), { code: 'validation_error' }, JSON.stringify(bad));
     }
+    assert.throws(() => compileGlob(42 as unknown as string), { code: 'validation_error', message: 'The glob "42" is not a string.' });
   });
 });
 
@@ -55,9 +56,9 @@ describe('walkFiles', () => {
     }
     fs.symlinkSync('/etc', path.join(root, 'etc-link'));
     const all = await walkFiles(root, '', () => true, { limit: 100 });
-    assert.deepEqual(all.files.map((file) => file.path), ['a.ts', 'b.ts', 'src/.env', 'src/c.ts']);
-    assert.deepEqual(all.files[0], { path: 'a.ts', size: 1 });
-    assert.deepEqual((await walkFiles(root, 'node_modules/x', () => true, { limit: 100 })).files.map((file) => file.path), ['node_modules/x/i.js']);
+    assert.deepEqual(all.files, ['a.ts', 'b.ts', 'src/.env', 'src/c.ts']);
+    assert.deepEqual(await withSizes(root, ['a.ts', 'gone.ts']), [{ path: 'a.ts', size: 1 }]);
+    assert.deepEqual((await walkFiles(root, 'node_modules/x', () => true, { limit: 100 })).files, ['node_modules/x/i.js']);
     assert.deepEqual((await walkFiles(root, '.git', () => true, { limit: 100 })).files, []);
     const limited = await walkFiles(root, '', () => true, { limit: 2 });
     assert.deepEqual([limited.files.length, limited.truncated], [2, true]);

@@ -4,9 +4,12 @@
 import type { WalkedFile } from '../scope/walk.ts';
 import type { AgentBudgets } from '../types.ts';
 
-/** Files whose content the first message carries, when all of them fit. */
+/**
+ * Files whose content the first message carries, when all of them fit: about 3,000 tokens,
+ * which leaves room for the answer in the 8,192-token window of a local model.
+ */
 export const SHOWN_FILES = 8;
-export const SHOWN_CHARS = 24_000;
+export const SHOWN_CHARS = 12_000;
 /** Paths the first message lists. */
 const LISTED_FILES = 200;
 

@@ -25,8 +25,9 @@ const SPECIAL = /[*?[\]{}]/;
  * compileGlob('src/**\/*.ts').base;                   // 'src'
  */
 export function compileGlob(source: string): Glob {
-  const invalid = (why: string) => new LoomError('validation_error', `The glob ${JSON.stringify(source.slice(0, 200))} ${why}.`);
-  if (typeof source !== 'string' || source.trim() === '') throw invalid('is empty');
+  const invalid = (why: string) => new LoomError('validation_error', `The glob ${JSON.stringify(String(source).slice(0, 200))} ${why}.`);
+  if (typeof source !== 'string') throw invalid('is not a string');
+  if (source.trim() === '') throw invalid('is empty');
   if (source.length > MAX_GLOB_LENGTH || /[\u0000-\u001f]/.test(source)) throw invalid('is longer than 1024 characters or has control characters');
   const glob = source.trim().replace(/^\.\//, '').replace(/\/+$/, '');
   if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.includes('\\')) throw invalid('must be relative to the workspace, with / between folders');

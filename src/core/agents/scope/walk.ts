@@ -10,6 +10,7 @@ import { protectedName } from '../../workspace/protected.ts';
 /** Folders that hold dependencies or caches, not code anyone asks an agent to change. */
 const SKIPPED_FOLDERS = new Set(['node_modules', 'bower_components', '__pycache__', '.venv', '.tox', '.mypy_cache', '.pytest_cache', '.gradle', '.next', '.nuxt', '.cache']);
 
+/** A file and its size in bytes. */
 export interface WalkedFile {
   /** Workspace-relative, `/`-separated. */
   path: string;
@@ -24,10 +25,11 @@ export interface WalkOptions {
 
 /**
  * The files under `base` (a workspace-relative folder, '' for the whole workspace) that `keep`
- * accepts, depth first in name order, at most `limit` of them; `truncated` when more were left.
+ * accepts, workspace-relative, depth first in name order, at most `limit` of them; `truncated`
+ * when more were left.
  */
-export async function walkFiles(root: string, base: string, keep: (path: string) => boolean, options: WalkOptions): Promise<{ files: WalkedFile[]; truncated: boolean }> {
-  const files: WalkedFile[] = [];
+export async function walkFiles(root: string, base: string, keep: (path: string) => boolean, options: WalkOptions): Promise<{ files: string[]; truncated: boolean }> {
+  const files: string[] = [];
   let truncated = false;
   const visit = async (folder: string): Promise<void> => {
     options.signal?.throwIfAborted();
@@ -49,11 +51,16 @@ export async function walkFiles(root: string, base: string, keep: (path: string)
           truncated = true;
           return;
         }
-        const stat = await fs.stat(path.join(root, relative)).catch(() => undefined);
-        if (stat) files.push({ path: relative, size: stat.size });
+        files.push(relative);
       }
     }
   };
   if (base === '' || !base.split('/').some((name) => protectedName(name) !== undefined)) await visit(base);
   return { files, truncated };
+}
+
+/** The sizes of workspace files (one gone meanwhile is left out). */
+export async function withSizes(root: string, files: readonly string[]): Promise<WalkedFile[]> {
+  const sized = await Promise.all(files.map(async (file) => ({ path: file, size: (await fs.stat(path.join(root, file)).catch(() => undefined))?.size })));
+  return sized.filter((file): file is WalkedFile => file.size !== undefined);
 }

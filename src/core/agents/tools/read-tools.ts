@@ -32,7 +32,7 @@ export const listFiles: AgentTool = {
       const glob = withToolFailures(() => compileGlob(pattern));
       const { files, truncated } = await walkFiles(context.workspace.root, glob.base, glob.matches, { limit: LIST_LIMIT, signal: context.signal });
       if (files.length === 0) return { ok: true, text: `No file matches ${pattern}.` };
-      const lines = files.map((file) => `${file.path}${context.files.inScope(file.path) ? '' : '  (read-only)'}`);
+      const lines = files.map((file) => `${file}${context.files.inScope(file) ? '' : '  (read-only)'}`);
       const more = truncated ? `\n… and more: narrow the pattern to see them.` : '';
       const count = files.length === 1 && !truncated ? '1 file matches' : `${files.length}${truncated ? '+' : ''} files match`;
       const note = lines.some((line) => line.endsWith('(read-only)')) ? ' ("read-only": outside the files this task may change)' : '';
@@ -121,7 +121,7 @@ export const search: AgentTool = {
         }
         let text: string | null;
         try {
-          text = context.workspace.read(file.path);
+          text = context.workspace.read(file);
         } catch {
           continue; // binary, too large or unreadable: not searched
         }
@@ -135,7 +135,7 @@ export const search: AgentTool = {
             break;
           }
           const line = lines[i]!.replace(/\r$/, '').trim();
-          matches.push(`${file.path}:${i + 1}: ${line.length > SEARCH_LINE_CHARS ? `${line.slice(0, SEARCH_LINE_CHARS)}…` : line}`);
+          matches.push(`${file}:${i + 1}: ${line.length > SEARCH_LINE_CHARS ? `${line.slice(0, SEARCH_LINE_CHARS)}…` : line}`);
         }
       }
       if (matches.length === 0) return { ok: true, text: `No line matches ${JSON.stringify(query)}.` };
