@@ -455,13 +455,17 @@ export const AgentRunStarted = Type.Object(
   { title: 'AgentRunStarted' },
 );
 
+const changeFields = {
+  file: Type.String({ description: "The file's path now (for a deleted file, the path it had)." }),
+  action: StringEnum(AGENT_CHANGE_ACTIONS),
+  from: Type.Optional(Type.String({ description: 'For `renamed`: the path it had before.' })),
+};
+
+/** A change as the task list shows it: which file and how, without its diff. */
+export const AgentChangeSummary = Type.Object(changeFields, { title: 'AgentChangeSummary' });
+
 export const AgentChange = Type.Object(
-  {
-    file: Type.String({ description: "The file's path now (for a deleted file, the path it had)." }),
-    action: StringEnum(AGENT_CHANGE_ACTIONS),
-    from: Type.Optional(Type.String({ description: 'For `renamed`: the path it had before.' })),
-    diff: Type.String({ description: 'Unified diff from the file before the task to the file now (`--- /dev/null` for a created file); empty in the task list.' }),
-  },
+  { ...changeFields, diff: Type.String({ description: 'Unified diff from the file before the task to the file now (`--- /dev/null` for a created file).' }) },
   { title: 'AgentChange' },
 );
 
@@ -492,7 +496,13 @@ export const AgentTasksQuery = Type.Object({
   before: Type.Optional(Type.String({ maxLength: 100, description: 'A task id: list the tasks started before it (the next page).' })),
 });
 
-export const AgentTaskList = Type.Object({ tasks: Type.Array(AgentTask, { description: 'Newest first; changes without their diffs.' }) }, { title: 'AgentTaskList' });
+/** A task as the list shows it: its changes without their diffs (the status of one task has them). */
+export const AgentTaskSummary = Type.Object(
+  { ...taskFields, changes: Type.Array(AgentChangeSummary, { description: 'What the task changed, one entry per file, as it is now.' }) },
+  { title: 'AgentTaskSummary' },
+);
+
+export const AgentTaskList = Type.Object({ tasks: Type.Array(AgentTaskSummary, { description: 'Newest first.' }) }, { title: 'AgentTaskList' });
 
 export const AgentStepsQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only entries with a higher index (the next page); 0 by default.' })),
