@@ -229,10 +229,7 @@ function reportEdits({ kind, loom, anchor }: EditResult): boolean {
   console.log(`  anchor ${describe(anchor.samples)}`);
   // The anchor's cost is the copy of the document whatever the edit, so only Loom's is split.
   if (loom.pastes.length > 0) console.log(`  loom, multi-line pastes only: ${describe(loom.pastes)}`);
-  console.log(
-    `  anchor/loom (means) ${ratio.toFixed(0)}x (goal >= ${GOAL_RATIO}x, p99 < ${GOAL_P99_MS} ms${met ? '' : ', MISSED'})` +
-      formatCpu(loom, anchor),
-  );
+  console.log(`  anchor/loom (means) ${ratio.toFixed(0)}x (goal >= ${GOAL_RATIO}x, p99 < ${GOAL_P99_MS} ms${met ? '' : ', MISSED'})` + formatCpu(loom, anchor));
   return met;
 }
 

@@ -406,7 +406,9 @@ async function startLoomSide(dir: string, sent: BigInt64Array): Promise<Side> {
   const dataDir = path.join(dir, 'data');
   for (const folder of [workspace, configDir, dataDir]) fs.mkdirSync(folder, { recursive: true });
   // 101 upgrades in a few ms would nearly exhaust the default 120 requests a minute.
-  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify({ apiToken: newApiToken(), webhooks: [], rateLimits: { default: 100_000 } }), { mode: 0o600 });
+  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify({ apiToken: newApiToken(), webhooks: [], rateLimits: { default: 100_000 } }), {
+    mode: 0o600,
+  });
   const configFile = path.join(dir, 'loom.json');
   fs.writeFileSync(configFile, JSON.stringify({ workspace, configDir, dataDir, local: { port: 0 }, logLevel: 'silent' }));
   const local = await startLocal(loadConfig({ env: {}, configFile }));

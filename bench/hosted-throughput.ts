@@ -141,8 +141,7 @@ async function measure(url: string, seconds: number): Promise<Sample> {
   const cpuBefore = threadCpuNanos();
   const result = await autocannon({ url, connections: CONNECTIONS, pipelining: 1, duration: seconds, workers: 1 });
   const cpuAfter = threadCpuNanos();
-  const cpuMicros =
-    cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / 1000 / result.requests.total;
+  const cpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / 1000 / result.requests.total;
   return { rps: result.requests.average, cpuMicros, failures: result.non2xx + result.errors + result.timeouts };
 }
 

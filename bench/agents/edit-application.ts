@@ -272,7 +272,8 @@ function retabbed(block: Block): Pick<Case, 'search' | 'replace'> | null {
 }
 
 function sloppyMarkers(): NonNullable<Case['markers']> {
-  const marker = (char: string, word: string) => char.repeat(5 + int(5)) + (word ? pick([' ', '', '  ']) + (random() < 0.2 ? word.toLowerCase() : word) : '') + pick(['', '', ' ', '\t']);
+  const marker = (char: string, word: string) =>
+    char.repeat(5 + int(5)) + (word ? pick([' ', '', '  ']) + (random() < 0.2 ? word.toLowerCase() : word) : '') + pick(['', '', ' ', '\t']);
   return { search: marker('<', 'SEARCH'), divider: marker('=', ''), replace: marker('>', 'REPLACE'), unterminated: random() < 0.5 };
 }
 
@@ -282,13 +283,20 @@ function typo(relative: string, names: ReadonlySet<string>): string {
   const name = relative.slice(slash + 1);
   const dot = name.indexOf('.');
   const base = dot > 0 ? name.slice(0, dot) : name;
-  const variants = [`${folder}${base}s${name.slice(base.length)}`, `${folder}${base.slice(0, -1) || base + 'x'}${name.slice(base.length)}`, `src/${name}`, `lib/${name}`];
+  const variants = [
+    `${folder}${base}s${name.slice(base.length)}`,
+    `${folder}${base.slice(0, -1) || base + 'x'}${name.slice(base.length)}`,
+    `src/${name}`,
+    `lib/${name}`,
+  ];
   return variants.find((variant) => !names.has(variant)) ?? `${relative}.missing`;
 }
 
 /** Renames the first identifier of a line: the file changed after the model read it. */
 function staled(src: Source, block: Block): Source | null {
-  const candidates = nonBlank(block.search).map((i) => block.from + i).filter((i) => /[A-Za-z_$][\w$]*/.test(src.lines[i]!));
+  const candidates = nonBlank(block.search)
+    .map((i) => block.from + i)
+    .filter((i) => /[A-Za-z_$][\w$]*/.test(src.lines[i]!));
   if (candidates.length === 0) return null;
   const at = pick(candidates);
   const lines = [...src.lines];
@@ -303,14 +311,23 @@ function casesFor(src: Source, edit: Edit, sources: readonly Source[], names: Re
   const base = { path: src.path, eol: '\n' as const, file: src, content: src.text, expected };
   const cases: Case[] = [{ ...base, kind: 'none', search: block.search, replace: block.replace }];
   const exact = minimalBlock(src, edit, true);
-  if (exact.to - exact.from < block.to - block.from) cases.push({ ...base, kind: 'context unique only as written', search: exact.search, replace: exact.replace });
+  if (exact.to - exact.from < block.to - block.from)
+    cases.push({ ...base, kind: 'context unique only as written', search: exact.search, replace: exact.replace });
   cases.push({ ...base, kind: 'sloppy markers', search: block.search, replace: block.replace, markers: sloppyMarkers() });
   cases.push({ ...base, kind: 'trailing whitespace', ...trailing(block) });
   cases.push({ ...base, kind: 'indentation shifted', ...shifted(block, tabs) });
   if (random() < 0.5) cases.push({ ...base, kind: 'CRLF / LF', search: block.search, replace: block.replace, eol: '\r\n' });
   else {
     const crlf = source(src.path, src.text.replaceAll('\n', '\r\n'));
-    cases.push({ ...base, kind: 'CRLF / LF', search: block.search, replace: block.replace, file: crlf, content: crlf.text, expected: expected.replaceAll('\n', '\r\n') });
+    cases.push({
+      ...base,
+      kind: 'CRLF / LF',
+      search: block.search,
+      replace: block.replace,
+      file: crlf,
+      content: crlf.text,
+      expected: expected.replaceAll('\n', '\r\n'),
+    });
   }
   const more = blankMore(src, block);
   if (more) cases.push({ ...base, kind: 'blank line more', ...more });
@@ -422,7 +439,8 @@ function timeLargest(sources: readonly Source[], more: Iterator<Source>): { labe
   // Files of the sample, then more real code, until 1 MiB: one file as large as an agent may meet.
   let joined = '';
   for (const src of sources) joined += src.text.endsWith('\n') ? src.text : src.text + '\n';
-  for (let next = more.next(); joined.length < 1024 * 1024 && !next.done; next = more.next()) joined += next.value.text.endsWith('\n') ? next.value.text : next.value.text + '\n';
+  for (let next = more.next(); joined.length < 1024 * 1024 && !next.done; next = more.next())
+    joined += next.value.text.endsWith('\n') ? next.value.text : next.value.text + '\n';
   const megabyte = source('joined.js', joined);
   const rows = [
     { label: `5 largest files (${largest.map((src) => Math.round(src.text.length / 1024)).join(', ')} KB)`, files: largest },
@@ -438,7 +456,10 @@ function timeLargest(sources: readonly Source[], more: Iterator<Source>): { labe
       const search = linesText(block.search, '\n');
       // A stale block (the file changed under it): the refusal looks for the nearest lines.
       const first = block.search.findIndex((line) => line.trim() !== '');
-      const stale = linesText(block.search.map((line, i) => (i === first ? `${line} // changed` : line)), '\n');
+      const stale = linesText(
+        block.search.map((line, i) => (i === first ? `${line} // changed` : line)),
+        '\n',
+      );
       blocks.push({ text: src.text, search, stale, replace: linesText(block.replace, '\n') });
     }
     const time = (run: (block: (typeof blocks)[number]) => void) => {
@@ -476,10 +497,13 @@ function main(): void {
   const names = new Set(byPath.keys());
   const lineCount = sources.reduce((sum, src) => sum + src.lines.length, 0);
   const bytes = sources.reduce((sum, src) => sum + src.text.length, 0);
-  console.log(`Edit application: ${sources.length} files of node_modules (${(bytes / 1024 / 1024).toFixed(1)} MB, ${lineCount.toLocaleString('en')} lines), ${EDITS} edits each, seed ${SEED}`);
+  console.log(
+    `Edit application: ${sources.length} files of node_modules (${(bytes / 1024 / 1024).toFixed(1)} MB, ${lineCount.toLocaleString('en')} lines), ${EDITS} edits each, seed ${SEED}`,
+  );
 
   const tally = new Map<string, { loom: Record<Verdict, number>; anchor: Record<Verdict, number> }>();
-  for (const kind of CLASSES) tally.set(kind, { loom: { correct: 0, whitespace: 0, refused: 0, wrong: 0 }, anchor: { correct: 0, whitespace: 0, refused: 0, wrong: 0 } });
+  for (const kind of CLASSES)
+    tally.set(kind, { loom: { correct: 0, whitespace: 0, refused: 0, wrong: 0 }, anchor: { correct: 0, whitespace: 0, refused: 0, wrong: 0 } });
   const loomTimes: number[] = [];
   const anchorTimes: number[] = [];
   const wrongExamples: string[] = [];
@@ -499,13 +523,16 @@ function main(): void {
         const loomVerdict = loom(c, byPath, loomTimes);
         row.loom[loomVerdict]++;
         row.anchor[anchorVerdict ?? anchor(c, byPath, anchorTimes)]++;
-        if (loomVerdict === 'wrong' && wrongExamples.length < 5) wrongExamples.push(`${c.kind}: ${c.path} ${JSON.stringify({ search: c.search, replace: c.replace })}`);
+        if (loomVerdict === 'wrong' && wrongExamples.length < 5)
+          wrongExamples.push(`${c.kind}: ${c.path} ${JSON.stringify({ search: c.search, replace: c.replace })}`);
       }
     }
   }
   console.log(`${edits} edits; SEARCH of the unperturbed blocks: ${(searchLines / edits).toFixed(2)} lines on average\n`);
 
-  console.log('| Perturbation | Blocks | Loom applied correctly | up to trailing whitespace | refused | **applied wrongly** | Anchor applied correctly | refused | applied wrongly | Loom / anchor (applied correctly) |');
+  console.log(
+    '| Perturbation | Blocks | Loom applied correctly | up to trailing whitespace | refused | **applied wrongly** | Anchor applied correctly | refused | applied wrongly | Loom / anchor (applied correctly) |',
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   let recovered = 0;
   let recoverable = 0;
@@ -530,17 +557,30 @@ function main(): void {
       anchorRecovered += a.correct + a.whitespace;
     }
   }
-  console.log(`\nRecoverable perturbations applied: Loom ${percent(recovered, recoverable)} (goal ≥ ${GOAL_RECOVERED * 100} %), anchor ${percent(anchorRecovered, recoverable)}; ratio ${(recovered / Math.max(1, anchorRecovered)).toFixed(2)}×`);
+  console.log(
+    `\nRecoverable perturbations applied: Loom ${percent(recovered, recoverable)} (goal ≥ ${GOAL_RECOVERED * 100} %), anchor ${percent(anchorRecovered, recoverable)}; ratio ${(recovered / Math.max(1, anchorRecovered)).toFixed(2)}×`,
+  );
   const other = tally.get(UNDECIDABLE)!;
-  console.log(`Applied wrongly: Loom ${wrong} (goal 0), anchor ${anchorWrong}; besides, with ${UNDECIDABLE}: Loom ${other.loom.wrong}, anchor ${other.anchor.wrong} (SEARCH found once in the file named: indistinguishable from a right block for it)`);
+  console.log(
+    `Applied wrongly: Loom ${wrong} (goal 0), anchor ${anchorWrong}; besides, with ${UNDECIDABLE}: Loom ${other.loom.wrong}, anchor ${other.anchor.wrong} (SEARCH found once in the file named: indistinguishable from a right block for it)`,
+  );
   for (const example of wrongExamples) console.log(`  wrong: ${example}`);
 
-  console.log(`\nTime per block (applyEdits, without parsing; ${loomTimes.length} blocks): Loom p50 ${ms(percentile(loomTimes, 0.5))}, p99 ${ms(percentile(loomTimes, 0.99))}, max ${ms(Math.max(...loomTimes))}; anchor p50 ${ms(percentile(anchorTimes, 0.5))}, p99 ${ms(percentile(anchorTimes, 0.99))}`);
+  console.log(
+    `\nTime per block (applyEdits, without parsing; ${loomTimes.length} blocks): Loom p50 ${ms(percentile(loomTimes, 0.5))}, p99 ${ms(percentile(loomTimes, 0.99))}, max ${ms(Math.max(...loomTimes))}; anchor p50 ${ms(percentile(anchorTimes, 0.5))}, p99 ${ms(percentile(anchorTimes, 0.99))}`,
+  );
   for (const row of timeLargest(sources, code)) {
     const figures = ({ wall, cpuMean }: Timing) => `p50 ${ms(percentile(wall, 0.5))}, p99 ${ms(percentile(wall, 0.99))}, CPU mean ${ms(cpuMean)}`;
-    console.log(`  ${row.label}, up to ${(row.bytes / 1024).toFixed(0)} KB, ${row.blocks} blocks: applied ${figures(row.found)}; refused with nearest lines ${figures(row.refused)}`);
+    console.log(
+      `  ${row.label}, up to ${(row.bytes / 1024).toFixed(0)} KB, ${row.blocks} blocks: applied ${figures(row.found)}; refused with nearest lines ${figures(row.refused)}`,
+    );
   }
-  console.log(`Load average during the run: ${os.loadavg().map((load) => load.toFixed(1)).join(', ')} (${os.cpus().length} CPUs)`);
+  console.log(
+    `Load average during the run: ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(', ')} (${os.cpus().length} CPUs)`,
+  );
   const met = wrong === 0 && recovered / recoverable >= GOAL_RECOVERED;
   console.log(met ? '\nGoals met.' : '\nGOAL MISSED.');
   if (!met) process.exitCode = 1;

@@ -41,7 +41,11 @@ const GOAL_P99_MS = 5;
 const SETTINGS: AgentSettings = { maxSteps: 100_000, maxTokens: 100_000_000, timeoutSeconds: 3600, commands: [], commandTimeoutSeconds: 60 };
 
 /** A manager over `root`, a fresh SQLite store in `parent` and the given model. */
-async function managerFor(root: string, provider: ChatProvider & { name: string }, parent = os.tmpdir()): Promise<{ agents: AgentManager; bus: EventBus; store: Store; close(): Promise<void> }> {
+async function managerFor(
+  root: string,
+  provider: ChatProvider & { name: string },
+  parent = os.tmpdir(),
+): Promise<{ agents: AgentManager; bus: EventBus; store: Store; close(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(parent, 'loom-bench-agents-data-'));
   const store = await openStore({ dataDir });
   const paths = new WorkspacePaths(root);
@@ -90,10 +94,23 @@ class StubModel implements ChatProvider {
       this.cpu.push((used.user + used.system) / 1000);
     }
     const { text = '', calls = [] } = this.next(request);
-    const toolCalls: ParsedToolCall[] = calls.map(([name, args], index) => ({ id: `call_${request.messages.length}_${index}`, name, argumentsText: JSON.stringify(args), arguments: args }));
+    const toolCalls: ParsedToolCall[] = calls.map(([name, args], index) => ({
+      id: `call_${request.messages.length}_${index}`,
+      name,
+      argumentsText: JSON.stringify(args),
+      arguments: args,
+    }));
     this.answeredAt = performance.now();
     this.answeredCpu = process.cpuUsage();
-    return { text, toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop', usage: { promptTokens: 100, completionTokens: 10, source: 'server' }, toolMode: 'native', timing: { totalMs: 1 }, model: this.name };
+    return {
+      text,
+      toolCalls,
+      finishReason: toolCalls.length ? 'tool_calls' : 'stop',
+      usage: { promptTokens: 100, completionTokens: 10, source: 'server' },
+      toolMode: 'native',
+      timing: { totalMs: 1 },
+      model: this.name,
+    };
   }
 
   /** The next task's first request is not a gap. */
@@ -159,7 +176,11 @@ async function stepCost(workspace: Workspace, parent: string, label: string): Pr
   await close();
   if (status.reason !== 'done') throw new Error(`the task ended ${status.reason}: ${status.error ?? ''}`);
   const gaps = stub.gaps.slice(WARMUP);
-  const byKind = (kind: number) => stub.gaps.map((gap, i) => ({ gap, i })).filter(({ i }) => i >= WARMUP && i % 3 === kind).map(({ gap }) => gap);
+  const byKind = (kind: number) =>
+    stub.gaps
+      .map((gap, i) => ({ gap, i }))
+      .filter(({ i }) => i >= WARMUP && i % 3 === kind)
+      .map(({ gap }) => gap);
 
   // The anchor: the same reads and edits, bare, on a fresh copy of the same files.
   const anchor: number[] = [];
@@ -187,8 +208,12 @@ async function stepCost(workspace: Workspace, parent: string, label: string): Pr
   const loom = summary(gaps);
   const cpu = summary(stub.cpu.slice(WARMUP));
   const bare = summary(anchor.slice(WARMUP));
-  console.log(`\n(1) Runtime cost per step, model time excluded: ${gaps.length} steps on ${(workspace.bytes / 1024 / 1024).toFixed(1)} MB (${workspace.files.length} files); files and store ${label}`);
-  console.log(`    all steps          p50 ${ms(loom.p50)}   p99 ${ms(loom.p99)}   max ${ms(loom.max)}   goal p99 < ${GOAL_P99_MS} ms: ${loom.p99 < GOAL_P99_MS ? 'met' : 'NOT met'}`);
+  console.log(
+    `\n(1) Runtime cost per step, model time excluded: ${gaps.length} steps on ${(workspace.bytes / 1024 / 1024).toFixed(1)} MB (${workspace.files.length} files); files and store ${label}`,
+  );
+  console.log(
+    `    all steps          p50 ${ms(loom.p50)}   p99 ${ms(loom.p99)}   max ${ms(loom.max)}   goal p99 < ${GOAL_P99_MS} ms: ${loom.p99 < GOAL_P99_MS ? 'met' : 'NOT met'}`,
+  );
   console.log(`    CPU time per step  p50 ${ms(cpu.p50)}   p99 ${ms(cpu.p99)}   (load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs)`);
   for (const [kind, name] of [
     [0, 'read_file'],
@@ -198,7 +223,9 @@ async function stepCost(workspace: Workspace, parent: string, label: string): Pr
     const figures = summary(byKind(kind));
     console.log(`    ${name.padEnd(18)} p50 ${ms(figures.p50)}   p99 ${ms(figures.p99)}`);
   }
-  console.log(`    anchor (bare read, edit + atomic write, readdir): p50 ${ms(bare.p50)}   p99 ${ms(bare.p99)}   loom/anchor: p50 ${(loom.p50 / bare.p50).toFixed(1)}x, p99 ${(loom.p99 / bare.p99).toFixed(1)}x`);
+  console.log(
+    `    anchor (bare read, edit + atomic write, readdir): p50 ${ms(bare.p50)}   p99 ${ms(bare.p99)}   loom/anchor: p50 ${(loom.p50 / bare.p50).toFixed(1)}x, p99 ${(loom.p99 / bare.p99).toFixed(1)}x`,
+  );
 }
 
 /** (2) From run to agent:start, against one bare insert of a task record. */
@@ -253,7 +280,12 @@ async function concurrentTasks(): Promise<void> {
     const call = (name: string, args: Record<string, unknown>) => ({ id: `call_${n}_${turn}_${name}`, name, arguments: JSON.stringify(args) });
     if (turn < EDITS) {
       const own = call('edit_file', { path: `own/${n}.ts`, search: `${lines[turn]}\n`, replace: `${lines[turn]} // task ${n}\n` });
-      const shared = turn === 0 ? [call('read_file', { path: 'shared.ts' })] : turn === 1 ? [call('edit_file', { path: 'shared.ts', search: 'export const shared = 0;\n', replace: `export const shared = ${n + 1};\n` })] : [];
+      const shared =
+        turn === 0
+          ? [call('read_file', { path: 'shared.ts' })]
+          : turn === 1
+            ? [call('edit_file', { path: 'shared.ts', search: 'export const shared = 0;\n', replace: `export const shared = ${n + 1};\n` })]
+            : [];
       return { kind: 'tools', calls: [own, ...shared], usage: { prompt: 500, completion: 40 } };
     }
     return { kind: 'text', text: `Task ${n} done.`, usage: { prompt: 500, completion: 10 } };
@@ -261,7 +293,9 @@ async function concurrentTasks(): Promise<void> {
   const provider = new OpenAiProvider({ baseUrl: fake.baseUrl, model: 'scripted', fim: 'off' });
   const { agents, store, close } = await managerFor(root, provider);
   const started = performance.now();
-  const ids = await Promise.all(Array.from({ length: TASKS }, (_, n) => agents.run({ task: `task ${n}`, files: [`own/${n}.ts`, 'shared.ts'] }).then((task) => task.taskId)));
+  const ids = await Promise.all(
+    Array.from({ length: TASKS }, (_, n) => agents.run({ task: `task ${n}`, files: [`own/${n}.ts`, 'shared.ts'] }).then((task) => task.taskId)),
+  );
   const statuses = await Promise.all(
     ids.map(async (id) => {
       for (;;) {
@@ -281,7 +315,10 @@ async function concurrentTasks(): Promise<void> {
       writers.set(file, (writers.get(file) ?? new Set()).add(id));
     }
   }
-  const ownComplete = Array.from({ length: TASKS }, (_, n) => fs.readFileSync(path.join(root, `own/${n}.ts`), 'utf8') === `${lines.map((line) => `${line} // task ${n}`).join('\n')}\n`);
+  const ownComplete = Array.from(
+    { length: TASKS },
+    (_, n) => fs.readFileSync(path.join(root, `own/${n}.ts`), 'utf8') === `${lines.map((line) => `${line} // task ${n}`).join('\n')}\n`,
+  );
   const sharedWriters = writers.get('shared.ts')?.size ?? 0;
   const interleaved = [...writers.values()].filter((tasks) => tasks.size > 1).length;
   await close();
@@ -289,7 +326,9 @@ async function concurrentTasks(): Promise<void> {
   fs.rmSync(root, { recursive: true, force: true });
   const completed = statuses.filter((status) => status.status === 'completed').length;
   console.log(`\n(3) ${TASKS} tasks at once on the scripted server (HTTP): ${EDITS} turns each, every task editing its own file and trying one shared file`);
-  console.log(`    completed ${completed}/${TASKS} in ${ms(elapsed)}; own files complete: ${ownComplete.filter(Boolean).length}/${TASKS}; shared file written by ${sharedWriters} task (the others were refused: it was held); files written by more than one task: ${interleaved}`);
+  console.log(
+    `    completed ${completed}/${TASKS} in ${ms(elapsed)}; own files complete: ${ownComplete.filter(Boolean).length}/${TASKS}; shared file written by ${sharedWriters} task (the others were refused: it was held); files written by more than one task: ${interleaved}`,
+  );
   if (completed !== TASKS || !ownComplete.every(Boolean) || sharedWriters !== 1 || interleaved !== 0) throw new Error('five concurrent tasks: not as expected');
 }
 

@@ -124,7 +124,16 @@ async function measured(run: () => Promise<string>): Promise<Sample> {
 async function main(): Promise<void> {
   const { dir, remove } = tempModelDir('loom-bench-gguf-');
   try {
-    const written = writeTinyGguf(`${dir}/bench.gguf`, { nEmbd: N_EMBD, nLayer: N_LAYER, nHead: N_EMBD / 64, nFf: N_EMBD * 3, fim: 'fim', neverEnd: true, contextLength: CONTEXT, seed: 1 });
+    const written = writeTinyGguf(`${dir}/bench.gguf`, {
+      nEmbd: N_EMBD,
+      nLayer: N_LAYER,
+      nHead: N_EMBD / 64,
+      nFf: N_EMBD * 3,
+      fim: 'fim',
+      neverEnd: true,
+      contextLength: CONTEXT,
+      seed: 1,
+    });
     const newProvider = () => new GgufProvider({ file: written.file, name: 'bench', gpu: 'off', contextSize: CONTEXT, threads: THREADS, sequences: 1 });
     let provider = newProvider();
     await provider.load();

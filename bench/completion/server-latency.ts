@@ -40,7 +40,11 @@ function cursors(files: Workspace['files'], count: number, seed: number): Cursor
   return out;
 }
 
-const summary = (samples: number[]) => ({ p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), mean: samples.reduce((a, b) => a + b, 0) / samples.length });
+const summary = (samples: number[]) => ({
+  p50: percentile(samples, 0.5),
+  p99: percentile(samples, 0.99),
+  mean: samples.reduce((a, b) => a + b, 0) / samples.length,
+});
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
@@ -49,25 +53,39 @@ async function main(): Promise<void> {
   try {
     const mb = workspace.bytes / 1024 / 1024;
     console.log(`workspace: ${workspace.files.length} files, ${mb.toFixed(2)} MB of real code from node_modules`);
-    const config = loadConfig({ env: { LOOM_WORKSPACE: workspace.root, LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CONFIG_DIR: path.join(home, 'config'), LOOM_LOCAL_PORT: '0', LOOM_LOG_LEVEL: 'silent' } });
+    const config = loadConfig({
+      env: {
+        LOOM_WORKSPACE: workspace.root,
+        LOOM_DATA_DIR: path.join(home, 'data'),
+        LOOM_CONFIG_DIR: path.join(home, 'config'),
+        LOOM_LOCAL_PORT: '0',
+        LOOM_LOG_LEVEL: 'silent',
+      },
+    });
     collectGarbage();
     const before = process.memoryUsage();
     const started = performance.now();
     const local = await startLocal(config);
-    fs.writeFileSync(path.join(home, 'config', 'settings.json'), JSON.stringify({ apiToken: local.token(), rateLimits: { aiComplete: 100_000, default: 100_000 } }));
+    fs.writeFileSync(
+      path.join(home, 'config', 'settings.json'),
+      JSON.stringify({ apiToken: local.token(), rateLimits: { aiComplete: 100_000, default: 100_000 } }),
+    );
     await local.completion.learner.ready;
     const trainMs = performance.now() - started;
     collectGarbage();
     const after = process.memoryUsage();
     const perMb = (value: number) => `${(value / 1024 / 1024 / mb).toFixed(1)} MB`;
     console.log(`training: ${(trainMs / 1000).toFixed(2)} s (${(mb / (trainMs / 1000)).toFixed(2)} MB/s)`);
-    console.log(`memory added per MB of code: heap ${perMb(after.heapUsed - before.heapUsed)}, array buffers ${perMb(after.arrayBuffers - before.arrayBuffers)}, rss ${perMb(after.rss - before.rss)}`);
+    console.log(
+      `memory added per MB of code: heap ${perMb(after.heapUsed - before.heapUsed)}, array buffers ${perMb(after.arrayBuffers - before.arrayBuffers)}, rss ${perMb(after.rss - before.rss)}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300)); // settings.json picked up
 
     const sample = cursors(workspace.files, REQUESTS, 7);
     const headers = { authorization: `Bearer ${local.token()}`, 'content-type': 'application/json' };
     // Warm-up: JIT and caches, on cursors not measured.
-    for (const c of cursors(workspace.files, 200, 8)) await local.completion.engine.complete({ prefix: c.prefix, suffix: c.suffix, language: 'javascript', caller: 'warm', filePath: c.filePath });
+    for (const c of cursors(workspace.files, 200, 8))
+      await local.completion.engine.complete({ prefix: c.prefix, suffix: c.suffix, language: 'javascript', caller: 'warm', filePath: c.filePath });
 
     const engineMs: number[] = [];
     const httpMs: number[] = [];
@@ -77,11 +95,21 @@ async function main(): Promise<void> {
     for (const [i, c] of sample.entries()) {
       // Alternate the three so that drift of the machine hits each alike.
       let t = performance.now();
-      const direct = await local.completion.engine.complete({ prefix: c.prefix, suffix: c.suffix, language: 'javascript', caller: 'bench', filePath: c.filePath });
+      const direct = await local.completion.engine.complete({
+        prefix: c.prefix,
+        suffix: c.suffix,
+        language: 'javascript',
+        caller: 'bench',
+        filePath: c.filePath,
+      });
       engineMs.push(performance.now() - t);
       if (direct.completion) suggested++;
       t = performance.now();
-      const res = await fetch(`${local.url}/api/ai/complete`, { method: 'POST', headers, body: JSON.stringify({ prompt: c.typed, context: c.context, language: 'javascript', filePath: `${c.filePath}/http${i}` }) });
+      const res = await fetch(`${local.url}/api/ai/complete`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ prompt: c.typed, context: c.context, language: 'javascript', filePath: `${c.filePath}/http${i}` }),
+      });
       const body = (await res.json()) as { latencyMs: number };
       httpMs.push(performance.now() - t);
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body)}`);
@@ -95,7 +123,9 @@ async function main(): Promise<void> {
     const health = summary(healthMs);
     const reported = summary(serverReported);
     console.log(`\n${REQUESTS} completions at cursors after the first token of a line; ${((100 * suggested) / REQUESTS).toFixed(1)}% got a suggestion`);
-    console.log(`engine (server-side):   p50 ${fmt(engine.p50)}  p99 ${fmt(engine.p99)}  mean ${fmt(engine.mean)}   goals p50 <= ${GOAL_P50_MS} ms, p99 <= ${GOAL_P99_MS} ms: ${engine.p50 <= GOAL_P50_MS && engine.p99 <= GOAL_P99_MS ? 'met' : 'NOT met'}`);
+    console.log(
+      `engine (server-side):   p50 ${fmt(engine.p50)}  p99 ${fmt(engine.p99)}  mean ${fmt(engine.mean)}   goals p50 <= ${GOAL_P50_MS} ms, p99 <= ${GOAL_P99_MS} ms: ${engine.p50 <= GOAL_P50_MS && engine.p99 <= GOAL_P99_MS ? 'met' : 'NOT met'}`,
+    );
     console.log(`latencyMs it reports:   p50 ${reported.p50} ms  p99 ${reported.p99} ms`);
     console.log(`HTTP round trip:        p50 ${fmt(http.p50)}  p99 ${fmt(http.p99)}`);
     console.log(`anchor GET /api/health: p50 ${fmt(health.p50)}  p99 ${fmt(health.p99)}`);

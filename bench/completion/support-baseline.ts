@@ -125,7 +125,9 @@ export class BaselineFile {
     let p = 0;
     const vocabularySize = this.global.vocabularySize;
     for (const candidate of candidates) {
-      const q = (1 - CACHE_WEIGHT) * this.global.probability(context, candidate, vocabularySize) + CACHE_WEIGHT * this.cache.probability(context, candidate, vocabularySize);
+      const q =
+        (1 - CACHE_WEIGHT) * this.global.probability(context, candidate, vocabularySize) +
+        CACHE_WEIGHT * this.cache.probability(context, candidate, vocabularySize);
       if (q > p) {
         word = candidate;
         p = q;

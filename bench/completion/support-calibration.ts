@@ -121,7 +121,10 @@ function reliability(samples: Sample[], calibrator: Calibrator): string {
       observed += s.y;
       predicted += p;
     }
-    if (count > 0) rows.push(`    [${bins[b]}, ${Math.min(1, bins[b + 1]!)}): ${count} steps, predicted ${(predicted / count).toFixed(3)}, observed ${(observed / count).toFixed(3)}`);
+    if (count > 0)
+      rows.push(
+        `    [${bins[b]}, ${Math.min(1, bins[b + 1]!)}): ${count} steps, predicted ${(predicted / count).toFixed(3)}, observed ${(observed / count).toFixed(3)}`,
+      );
   }
   return rows.join('\n');
 }
@@ -157,8 +160,7 @@ function main(): void {
   model.indexPending();
   const train = collect(model, corpus.train, (p) => p, FILE_ONLY_EVERY);
   console.log(
-    `calibration: ${train.length} steps from ${corpus.train.length} training files (each against the others; ` +
-      `one in ${FILE_ONLY_EVERY} with no project)`,
+    `calibration: ${train.length} steps from ${corpus.train.length} training files (each against the others; ` + `one in ${FILE_ONLY_EVERY} with no project)`,
   );
   const calibrator = fitNetwork(train);
   console.log(`  log loss on the training steps: fitted ${logLoss(train, calibrator).toFixed(4)}`);

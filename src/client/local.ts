@@ -2,7 +2,14 @@
 // its input and answer typed by the route's schemas, an error envelope turned into a typed
 // error. Imports nothing but contracts, so the CLI, the window and `loom mcp` can all use it.
 import type { LocalErrorBody, LocalErrorCode } from '../contracts/local-resources.ts';
-import { localRoutes, type LocalRoute, type LocalRouteById, type LocalRouteId, type LocalRouteInput, type LocalRouteOutput } from '../contracts/local-routes.ts';
+import {
+  localRoutes,
+  type LocalRoute,
+  type LocalRouteById,
+  type LocalRouteId,
+  type LocalRouteInput,
+  type LocalRouteOutput,
+} from '../contracts/local-routes.ts';
 
 export interface LocalClientOptions {
   /** Where the server listens, e.g. `http://127.0.0.1:27432`. */
@@ -30,7 +37,8 @@ export type CallInput<Id extends LocalRouteId> = LeaveOutOptional<Declared<Local
 export type CallOutput<Id extends LocalRouteId> = LocalRouteOutput<LocalRouteById<Id>>;
 
 /** The input argument may be left out when nothing in it is required. */
-type CallArguments<Id extends LocalRouteId> = Empty extends CallInput<Id> ? [input?: CallInput<Id>, options?: CallOptions] : [input: CallInput<Id>, options?: CallOptions];
+type CallArguments<Id extends LocalRouteId> =
+  Empty extends CallInput<Id> ? [input?: CallInput<Id>, options?: CallOptions] : [input: CallInput<Id>, options?: CallOptions];
 
 /** Besides the server's codes: no answer came, or one the client cannot read. */
 export type LocalClientErrorCode = LocalErrorCode | 'UNREACHABLE' | 'INVALID_ANSWER';
@@ -108,7 +116,11 @@ export class LocalClient {
       const { code, message, ...extra } = envelope;
       throw new LocalApiError(response.status, code as LocalErrorCode, message, extra);
     }
-    throw new LocalApiError(response.status, 'INVALID_ANSWER', `The local API answered ${response.status} with something that is not ${response.ok ? 'JSON' : 'its error envelope'}.`);
+    throw new LocalApiError(
+      response.status,
+      'INVALID_ANSWER',
+      `The local API answered ${response.status} with something that is not ${response.ok ? 'JSON' : 'its error envelope'}.`,
+    );
   }
 }
 

@@ -41,7 +41,7 @@ export function renderConfigDocs(): string {
     '| macOS | `~/Library/Preferences/Loom` |',
     '| Windows | `%APPDATA%\\Loom` |',
     '',
-    'The file is one JSON object. The dots of a setting\'s key are nested objects, so `hosted.port`',
+    "The file is one JSON object. The dots of a setting's key are nested objects, so `hosted.port`",
     'is written:',
     '',
     '```json',

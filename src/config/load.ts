@@ -280,7 +280,10 @@ function parseValue(spec: SettingSpec, raw: Raw, source: string): unknown {
       if (text === 'true') return true;
       if (text === 'false' || text === '') return false;
       if (/^\d+$/.test(text)) return Number(text);
-      const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+      const entries = text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (!entries.length || !entries.every(isAddressOrCidr)) fail('true, false, a hop count or a list of addresses');
       return entries;
     }

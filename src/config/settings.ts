@@ -93,7 +93,8 @@ export const SETTINGS = [
     kind: { type: 'string' },
     env: ['LOOM_CODEHOST_CLIENT_ID'],
     defaultText: 'unset: sign-in through the code host is off',
-    description: 'Client id of the OAuth app registered at the code host (GitHub, GitHub Enterprise, Gitea, Forgejo). Its callback URL is `<public URL>/auth/codehost/callback`.',
+    description:
+      'Client id of the OAuth app registered at the code host (GitHub, GitHub Enterprise, Gitea, Forgejo). Its callback URL is `<public URL>/auth/codehost/callback`.',
   },
   {
     key: 'codehost.clientSecret',
@@ -121,7 +122,8 @@ export const SETTINGS = [
     kind: { type: 'url', protocols: ['http:', 'https:'] },
     env: ['LOOM_OIDC_ISSUER'],
     defaultText: 'unset: OpenID Connect sign-in is off',
-    description: 'Issuer of an OpenID Connect provider (Keycloak, Authentik, Okta, Google, …); its discovery document is read from `<issuer>/.well-known/openid-configuration`. Callback URL: `<public URL>/auth/oidc/callback`.',
+    description:
+      'Issuer of an OpenID Connect provider (Keycloak, Authentik, Okta, Google, …); its discovery document is read from `<issuer>/.well-known/openid-configuration`. Callback URL: `<public URL>/auth/oidc/callback`.',
   },
   {
     key: 'oidc.clientId',
@@ -218,7 +220,8 @@ export const SETTINGS = [
     flag: '--completion-provider',
     env: ['LOOM_COMPLETION_PROVIDER'],
     default: 'builtin',
-    description: 'Which provider answers completions that do not name a `model`. The desktop app\'s settings.json (`completion.provider`) overrides it without a restart.',
+    description:
+      "Which provider answers completions that do not name a `model`. The desktop app's settings.json (`completion.provider`) overrides it without a restart.",
   },
   {
     key: 'completion.timeoutMs',
@@ -296,35 +299,40 @@ export const SETTINGS = [
     kind: { type: 'enum', values: ['auto', 'on', 'off'] },
     env: ['LOOM_OPENAI_FIM'],
     default: 'auto',
-    description: 'Fill-in-the-middle through `/completions` with `suffix`: `on`, `off` (chat only), or `auto` (try it, fall back to chat when the server refuses).',
+    description:
+      'Fill-in-the-middle through `/completions` with `suffix`: `on`, `off` (chat only), or `auto` (try it, fall back to chat when the server refuses).',
   },
   {
     key: 'agents.maxSteps',
     kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.maxSteps.minimum, max: AGENT_BUDGET_LIMITS.maxSteps.maximum },
     env: ['LOOM_AGENTS_MAX_STEPS'],
     default: 40,
-    description: "Model turns an agent task may take before it ends (reason `max_steps`). The desktop app's settings.json (`agents.maxSteps`) overrides it without a restart; a request may ask for another budget.",
+    description:
+      "Model turns an agent task may take before it ends (reason `max_steps`). The desktop app's settings.json (`agents.maxSteps`) overrides it without a restart; a request may ask for another budget.",
   },
   {
     key: 'agents.maxTokens',
     kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.maxTokens.minimum, max: AGENT_BUDGET_LIMITS.maxTokens.maximum },
     env: ['LOOM_AGENTS_MAX_TOKENS'],
     default: 500_000,
-    description: "Tokens an agent task may use, every turn's prompt and answer summed, before it ends (reason `max_tokens`). Overridable in settings.json (`agents.maxTokens`) and per request.",
+    description:
+      "Tokens an agent task may use, every turn's prompt and answer summed, before it ends (reason `max_tokens`). Overridable in settings.json (`agents.maxTokens`) and per request.",
   },
   {
     key: 'agents.timeoutSeconds',
     kind: { type: 'integer', min: AGENT_BUDGET_LIMITS.timeoutSeconds.minimum, max: AGENT_BUDGET_LIMITS.timeoutSeconds.maximum },
     env: ['LOOM_AGENTS_TIMEOUT_SECONDS'],
     default: 900,
-    description: 'Wall time an agent task may run, in seconds, before it is stopped (reason `timeout`); the model call under way is aborted. Overridable in settings.json (`agents.timeoutSeconds`) and per request.',
+    description:
+      'Wall time an agent task may run, in seconds, before it is stopped (reason `timeout`); the model call under way is aborted. Overridable in settings.json (`agents.timeoutSeconds`) and per request.',
   },
   {
     key: 'agents.commandTimeoutSeconds',
     kind: { type: 'integer', min: 1, max: 3600 },
     env: ['LOOM_AGENTS_COMMAND_TIMEOUT_SECONDS'],
     default: 300,
-    description: "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
+    description:
+      "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
   },
   {
     key: 'bodyLimit',

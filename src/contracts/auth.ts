@@ -60,7 +60,10 @@ export const TokenRequest = Type.Object(
     refresh_token: Type.Optional(Type.String({ maxLength: 512 })),
     scope: Type.Optional(Type.String({ maxLength: 1000 })),
     resource: Type.Optional(
-      Type.String({ maxLength: 2048, description: 'RFC 8707: the resource the token is for, the hosted API (the default) or the MCP endpoint ({public URL}/mcp).' }),
+      Type.String({
+        maxLength: 2048,
+        description: 'RFC 8707: the resource the token is for, the hosted API (the default) or the MCP endpoint ({public URL}/mcp).',
+      }),
     ),
   },
   { additionalProperties: false, title: 'TokenRequest' },

@@ -19,6 +19,8 @@ export interface ErrorCodeSpec {
   meaningOn?: Partial<Record<Surface, string>>;
 }
 
+// One line per code, so that a code and all it says read as one row.
+// prettier-ignore
 export const ERROR_CODES = {
   validation_error: { status: 400, surfaces: BOTH, meaning: 'The request failed validation; `details` names every failing field.' },
   invalid_json: { status: 400, surfaces: BOTH, meaning: 'The body is not valid JSON (or carries a `__proto__` / `constructor.prototype` key).' },

@@ -31,7 +31,9 @@ export const LocalErrorBody = Type.Object(
           description: 'On VALIDATION_ERROR: every failing field.',
         }),
       ),
-      files: Type.Optional(Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files; on REVERT_CONFLICT: the files no longer as the task left them.' })),
+      files: Type.Optional(
+        Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files; on REVERT_CONFLICT: the files no longer as the task left them.' }),
+      ),
     }),
   },
   { title: 'LocalError' },
@@ -117,10 +119,7 @@ export type DocumentSummary = Static<typeof DocumentSummary>;
 export const DocumentList = Type.Object({ documents: Type.Array(DocumentSummary) }, { title: 'DocumentList' });
 export type DocumentList = Static<typeof DocumentList>;
 
-export const DocumentText = Type.Object(
-  { path: Type.String(), text: Type.String(), version: Type.Integer() },
-  { title: 'DocumentText' },
-);
+export const DocumentText = Type.Object({ path: Type.String(), text: Type.String(), version: Type.Integer() }, { title: 'DocumentText' });
 export type DocumentText = Static<typeof DocumentText>;
 
 export const EditResult = Type.Object(
@@ -130,10 +129,7 @@ export const EditResult = Type.Object(
     lineCount: Type.Integer(),
     cursorLine: Type.Integer(),
     cursor: Position,
-    range: Type.Object(
-      { start: Position, end: Position },
-      { description: 'Where the edit happened, after it: the new text spans from `start` to `end`.' },
-    ),
+    range: Type.Object({ start: Position, end: Position }, { description: 'Where the edit happened, after it: the new text spans from `start` to `end`.' }),
   },
   { title: 'EditResult' },
 );
@@ -301,7 +297,8 @@ export const GitCommitRequest = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
         minItems: 1,
         maxItems: MAX_COMMIT_FILES,
-        description: 'Paths (relative to the workspace, or absolute inside it) to commit, exactly these; a folder stands for everything under it. Omitted: every change in the workspace, new files included.',
+        description:
+          'Paths (relative to the workspace, or absolute inside it) to commit, exactly these; a folder stands for everything under it. Omitted: every change in the workspace, new files included.',
       }),
     ),
   },
@@ -415,7 +412,18 @@ export const AGENT_BUDGET_LIMITS = {
 } as const;
 
 export const AGENT_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
-export const AGENT_END_REASONS = ['done', 'max_steps', 'max_tokens', 'timeout', 'loop', 'unusable_answers', 'model_error', 'cancelled', 'interrupted', 'error'] as const;
+export const AGENT_END_REASONS = [
+  'done',
+  'max_steps',
+  'max_tokens',
+  'timeout',
+  'loop',
+  'unusable_answers',
+  'model_error',
+  'cancelled',
+  'interrupted',
+  'error',
+] as const;
 export const AGENT_CHANGE_ACTIONS = ['created', 'modified', 'deleted', 'renamed'] as const;
 
 const AgentBudgets = Type.Object(
@@ -437,10 +445,22 @@ export const AgentRunRequest = Type.Object(
     files: Type.Array(Text({ minLength: 1, maxLength: 4096 }), {
       minItems: 1,
       maxItems: 100,
-      description: 'Globs, relative to the workspace, of the files the task may change (it may read the whole workspace), e.g. `src/**/*.ts`. At least one file must match.',
+      description:
+        'Globs, relative to the workspace, of the files the task may change (it may read the whole workspace), e.g. `src/**/*.ts`. At least one file must match.',
     }),
-    model: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'A model that can chat, by name or kind (`openai`, `gguf`). Default: the default provider if it can chat, else the first that can.' })),
-    budgets: Type.Optional(Type.Partial(AgentBudgets, { additionalProperties: false, description: 'Any of the budgets, over the defaults (settings.json `agents`, then the configuration).' })),
+    model: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description: 'A model that can chat, by name or kind (`openai`, `gguf`). Default: the default provider if it can chat, else the first that can.',
+      }),
+    ),
+    budgets: Type.Optional(
+      Type.Partial(AgentBudgets, {
+        additionalProperties: false,
+        description: 'Any of the budgets, over the defaults (settings.json `agents`, then the configuration).',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'AgentRunRequest' },
 );
@@ -450,7 +470,10 @@ export const AgentRunStarted = Type.Object(
   {
     taskId: Type.String(),
     status: Type.Literal('running'),
-    estimatedTime: Type.Integer({ minimum: 1, description: "Seconds the task is expected to take, from the model's measured speed and the size of the files in scope." }),
+    estimatedTime: Type.Integer({
+      minimum: 1,
+      description: "Seconds the task is expected to take, from the model's measured speed and the size of the files in scope.",
+    }),
   },
   { title: 'AgentRunStarted' },
 );
@@ -512,7 +535,9 @@ export const AgentStepsQuery = Type.Object({
 export const AgentStep = Type.Object(
   {
     index: Type.Integer({ minimum: 1, description: "1-based position in the task's log." }),
-    kind: StringEnum(['model', 'tool', 'notice'] as const, { description: '`model`: a model turn; `tool`: a tool call and its result; `notice`: what Loom told the model on its own (a correction, a loop warning).' }),
+    kind: StringEnum(['model', 'tool', 'notice'] as const, {
+      description: '`model`: a model turn; `tool`: a tool call and its result; `notice`: what Loom told the model on its own (a correction, a loop warning).',
+    }),
     at: Type.String({ description: 'ISO 8601.' }),
     turn: Type.Integer({ minimum: 1, description: 'The model turn the entry belongs to.' }),
     text: Type.String({ description: "model: the answer's text; tool: the result; notice: what the model was told. Trimmed to 4000 characters." }),

@@ -90,8 +90,11 @@ interface LocalRouteRequest {
   body?: TSchema;
 }
 
-export interface LocalRoute<Req extends LocalRouteRequest = LocalRouteRequest, Res extends TSchema = TSchema, Id extends string = string>
-  extends LocalRouteRules {
+export interface LocalRoute<
+  Req extends LocalRouteRequest = LocalRouteRequest,
+  Res extends TSchema = TSchema,
+  Id extends string = string,
+> extends LocalRouteRules {
   id: Id;
   method: 'GET' | 'POST';
   /** The whole path, Fastify style (`/api/editor/open`). */
@@ -236,7 +239,7 @@ export const insertText = defineRoute({
   path: '/api/editor/insert',
   summary: 'Insert text',
   description:
-    'Inserts text at a position. With neither `line` nor `column`, at the cursor; with only `line`, at the start of that line; with only `column`, on the cursor\'s line. The cursor moves to the end of the new text.',
+    "Inserts text at a position. With neither `line` nor `column`, at the cursor; with only `line`, at the start of that line; with only `column`, on the cursor's line. The cursor moves to the end of the new text.",
   tag: 'Editor',
   request: { body: InsertRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
@@ -274,7 +277,8 @@ export const reloadDocument = defineRoute({
   method: 'POST',
   path: '/api/editor/reload',
   summary: 'Reload a document from disk',
-  description: 'Reads a document again from disk, discarding its unsaved edits (the way out of a conflict). The cursor stays where it was, within the new text.',
+  description:
+    'Reads a document again from disk, discarding its unsaved edits (the way out of a conflict). The cursor stays where it was, within the new text.',
   tag: 'Editor',
   request: { body: ReloadRequest },
   success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
@@ -428,7 +432,7 @@ export const commit = defineRoute({
     'Commits every change under the workspace, or exactly `files`. A refused commit leaves the index as it was. During a merge, committing every change concludes it.',
   tag: 'Git',
   request: { body: GitCommitRequest },
-  success: { status: 200, description: 'The commit (also the `git:commit` event\'s data).', schema: GitCommitResult },
+  success: { status: 200, description: "The commit (also the `git:commit` event's data).", schema: GitCommitResult },
   emits: ['git:commit'],
   errors: [...GIT_ERRORS, ...FILE_ERRORS, 'nothing_to_commit', 'commit_rejected', 'git_conflict', 'merge_in_progress'],
 });
@@ -439,7 +443,7 @@ export const push = defineRoute({
   path: '/api/git/push',
   summary: 'Push',
   description:
-    "Pushes a branch (the current one by default) to its upstream, else to `origin`; never forces, and sets the upstream when there is none. A client that goes away stops git.",
+    'Pushes a branch (the current one by default) to its upstream, else to `origin`; never forces, and sets the upstream when there is none. A client that goes away stops git.',
   tag: 'Git',
   request: { body: GitSyncRequest },
   success: { status: 200, description: 'What was pushed.', schema: GitPushResult },

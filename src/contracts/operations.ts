@@ -26,11 +26,7 @@ export interface OperationRequest {
   contentTypes?: readonly string[];
 }
 
-export interface Operation<
-  Req extends OperationRequest = OperationRequest,
-  Res extends TSchema = TSchema,
-  Id extends string = string,
-> {
+export interface Operation<Req extends OperationRequest = OperationRequest, Res extends TSchema = TSchema, Id extends string = string> {
   operationId: Id;
   method: 'GET' | 'POST';
   /** Path below the version prefix, Fastify style (`/download/:product/:asset`). */
@@ -71,8 +67,7 @@ export const getHealth = defineOperation({
   method: 'GET',
   path: '/health',
   summary: 'Health check',
-  description:
-    'Reports that the service is up, its version and uptime. With `API-Version: v2` the body also carries `checks`, the state of the store.',
+  description: 'Reports that the service is up, its version and uptime. With `API-Version: v2` the body also carries `checks`, the state of the store.',
   tag: 'Service',
   versions: ['v1', 'v2'],
   auth: { anonymous: true },
@@ -95,9 +90,7 @@ export const listDownloads = defineOperation({
   request: {
     query: Type.Object({
       product: Type.Optional(StringEnum(PRODUCT_IDS, { description: 'Keep only this product.' })),
-      platform: Type.Optional(
-        StringEnum([...PLATFORMS, 'all'] as const, { description: 'Keep only assets for this platform; `all` keeps every asset.' }),
-      ),
+      platform: Type.Optional(StringEnum([...PLATFORMS, 'all'] as const, { description: 'Keep only assets for this platform; `all` keeps every asset.' })),
     }),
   },
   success: {
@@ -152,7 +145,7 @@ export const submitFeedback = defineOperation({
   path: '/feedback',
   summary: 'Submit product feedback',
   description:
-    'Stores a piece of product feedback durably and returns its id. The 201 is sent only after the write is on disk. With a token carrying write:feedback the email may be omitted (the signed-in user\'s is used); without a token a valid email is required.',
+    "Stores a piece of product feedback durably and returns its id. The 201 is sent only after the write is on disk. With a token carrying write:feedback the email may be omitted (the signed-in user's is used); without a token a valid email is required.",
   tag: 'Feedback',
   versions: ['v1'],
   auth: { oauth2: ['write:feedback'], anonymous: true },
@@ -203,7 +196,17 @@ export const exchangeToken = defineOperation({
   auth: { anonymous: true, clientBasic: true },
   request: { body: TokenRequest, contentTypes: ['application/x-www-form-urlencoded'] },
   success: { status: 200, description: 'Tokens (Cache-Control: no-store).', schema: TokenResponse },
-  errors: ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_client', 'validation_error', 'unsupported_media_type', 'unsupported_version'],
+  errors: [
+    'invalid_request',
+    'invalid_grant',
+    'unauthorized_client',
+    'unsupported_grant_type',
+    'invalid_scope',
+    'invalid_client',
+    'validation_error',
+    'unsupported_media_type',
+    'unsupported_version',
+  ],
   aliases: ['/auth/token'],
   noStore: true,
 });

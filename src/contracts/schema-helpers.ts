@@ -1,10 +1,7 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 
 /** A string restricted to a fixed set of values, emitted as `{type: "string", enum: [...]}`. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: Record<string, unknown> = {},
-): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 

@@ -80,10 +80,14 @@ export const Model = Type.Object(
     description: Type.Optional(Type.String()),
     url: Type.String({ format: 'uri', description: 'Model hub page.' }),
     // Beyond the spec: the GGUF file Loom downloads for this model, and whether this server has it.
-    size: Type.Optional(Type.Integer({ minimum: 0, description: 'Size in bytes of the GGUF file `loom models pull` downloads (absent when the catalog does not know it).' })),
+    size: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Size in bytes of the GGUF file `loom models pull` downloads (absent when the catalog does not know it).' }),
+    ),
     sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 of the GGUF file; a download is checked against it.' })),
     quantization: Type.Optional(Type.String({ description: 'Quantization of the GGUF file, e.g. Q4_K_M or Q8_0.' })),
-    installed: Type.Optional(Type.Boolean({ description: "True when the GGUF file is present and complete in this server's models folder (LOOM_MODELS_DIR)." })),
+    installed: Type.Optional(
+      Type.Boolean({ description: "True when the GGUF file is present and complete in this server's models folder (LOOM_MODELS_DIR)." }),
+    ),
   },
   { title: 'Model' },
 );
@@ -92,7 +96,9 @@ export type Model = Static<typeof Model>;
 export const FeedbackRequest = Type.Object(
   {
     name: Text({ minLength: 1, maxLength: 100 }),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Required without a token; taken from the signed-in user when omitted with one.' })),
+    email: Type.Optional(
+      Type.String({ format: 'email', maxLength: 254, description: 'Required without a token; taken from the signed-in user when omitted with one.' }),
+    ),
     subject: Text({ minLength: 1, maxLength: 200 }),
     message: Text({ minLength: 1, maxLength: 5000 }),
   },
@@ -100,10 +106,7 @@ export const FeedbackRequest = Type.Object(
 );
 export type FeedbackRequest = Static<typeof FeedbackRequest>;
 
-export const FeedbackStored = Type.Object(
-  { id: Type.String(), ok: Type.Boolean() },
-  { title: 'FeedbackStored' },
-);
+export const FeedbackStored = Type.Object({ id: Type.String(), ok: Type.Boolean() }, { title: 'FeedbackStored' });
 export type FeedbackStored = Static<typeof FeedbackStored>;
 
 /** Language ids as editors name them (typescript, python, cpp, c#, objective-c++, …). */
@@ -112,11 +115,24 @@ export const LanguageId = Type.String({ minLength: 1, maxLength: 64, pattern: '^
 export const TabCompleteRequest = Type.Object(
   {
     language: LanguageId,
-    prefix: Type.String({ maxLength: 4_000_000, description: 'Text before the cursor (the server keeps only its budget: completion.prefixChars, cut at a line start).' }),
+    prefix: Type.String({
+      maxLength: 4_000_000,
+      description: 'Text before the cursor (the server keeps only its budget: completion.prefixChars, cut at a line start).',
+    }),
     suffix: Type.String({ maxLength: 4_000_000, description: 'Text after the cursor (cut to completion.suffixChars at a line end).' }),
-    filePath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "The document's path; keys the type-ahead cache and supersession of earlier requests for it." })),
+    filePath: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: "The document's path; keys the type-ahead cache and supersession of earlier requests for it.",
+      }),
+    ),
     model: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'Beyond the spec: a model this server serves (builtin, gguf, openai, or a model name); the configured default when absent.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Beyond the spec: a model this server serves (builtin, gguf, openai, or a model name); the configured default when absent.',
+      }),
     ),
   },
   { additionalProperties: false, title: 'TabCompleteRequest' },

@@ -31,11 +31,7 @@ export function findAsset(catalog: Catalog, productId: ProductId, key: string): 
   }
   const asset = product.assets.find((a) => a.key === key);
   if (!asset) {
-    throw new LoomError(
-      'not_found',
-      `Product ${productId} has no asset "${key}".`,
-      `Known assets: ${product.assets.map((a) => a.key).join(', ')}.`,
-    );
+    throw new LoomError('not_found', `Product ${productId} has no asset "${key}".`, `Known assets: ${product.assets.map((a) => a.key).join(', ')}.`);
   }
   return asset;
 }

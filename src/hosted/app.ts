@@ -61,7 +61,13 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   guardConnections(app.server, { limits: options.http, raw: errors.raw, exempt: trusted });
 
   registerValidation(app);
-  const limiter = createRateLimiter(app, { ...options.rateLimit, clock: options.clock, redis: options.redis, redisPrefix: options.redisPrefix, trustedProxy: trusted });
+  const limiter = createRateLimiter(app, {
+    ...options.rateLimit,
+    clock: options.clock,
+    redis: options.redis,
+    redisPrefix: options.redisPrefix,
+    trustedProxy: trusted,
+  });
   errors.bind(limiter);
   // Deprecation headers, rate limit and framing check, in one hook.
   registerOnRequest(app, limiter);

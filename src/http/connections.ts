@@ -24,7 +24,12 @@ export function guardConnections(
     max,
     exempt: options.exempt ?? (() => false),
     refuse: (socket) =>
-      options.raw.refuse(socket, 'too_many_connections', `At most ${max} connections per client are open at once, and none of yours is idle.`, 'Reuse your connections, or wait for one to finish.'),
+      options.raw.refuse(
+        socket,
+        'too_many_connections',
+        `At most ${max} connections per client are open at once, and none of yours is idle.`,
+        'Reuse your connections, or wait for one to finish.',
+      ),
   });
   server.on('connect', (_request, socket: Socket) => options.raw.refuse(socket, 'method_not_allowed', 'CONNECT is not served: this server is not a proxy.'));
   passUnmetExpectations(server);

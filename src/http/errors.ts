@@ -39,7 +39,6 @@ export function errorBody(code: ErrorCode, message: string, hint?: string): Erro
   return body;
 }
 
-
 /** Turns anything thrown into a status and an Error body. */
 export function describeError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
   if (error instanceof LoomError) {
@@ -47,9 +46,7 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
   }
   const fastifyError = error as Partial<FastifyError> & Error & { validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
-    const details = fastifyError.validation.map((issue) =>
-      describeIssue(issue as ValidationIssue, fastifyError.validationContext ?? 'request'),
-    );
+    const details = fastifyError.validation.map((issue) => describeIssue(issue as ValidationIssue, fastifyError.validationContext ?? 'request'));
     // A path segment names a resource: one that cannot exist is "not found", not "invalid".
     if (fastifyError.validationContext === 'params') {
       return {

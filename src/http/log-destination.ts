@@ -87,7 +87,7 @@ export class AsyncLogDestination implements LogDestination {
     this.used = 0;
     try {
       this.writer.flushSync();
-      for (let written = 0; written < batch.length; ) written += fs.writeSync(this.fd, batch, written);
+      for (let written = 0; written < batch.length;) written += fs.writeSync(this.fd, batch, written);
     } catch {
       // Nothing left to report it to: stdout is closed or full.
     }

@@ -22,7 +22,6 @@ export function pathsOf<T extends { method: string; path: string }>(items: reado
   return paths;
 }
 
-
 /** The properties of a params or query schema as OpenAPI parameters. */
 export function parametersOf(schema: TSchema | undefined, location: 'path' | 'query'): Json[] {
   if (!schema) return [];

@@ -142,7 +142,15 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
     // then the path is a string no route vetted.
     const route = request.routeOptions.url;
     destination.write(
-      head + Date.now() + afterTime + quoteId(request.id) + middle(request.method, route) + reply.statusCode + ',"ms":' + hundredths(reply.elapsedTime) + ',"msg":"request"}\n',
+      head +
+        Date.now() +
+        afterTime +
+        quoteId(request.id) +
+        middle(request.method, route) +
+        reply.statusCode +
+        ',"ms":' +
+        hundredths(reply.elapsedTime) +
+        ',"msg":"request"}\n',
     );
   };
 }

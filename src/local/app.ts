@@ -79,7 +79,11 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   const events = createEventHub(services.events, services.version, currentGrant);
   // Built on first request, when the port is known.
   let openApi: ReturnType<typeof localOpenApi> | undefined;
-  const handlers = createLocalHandlers(services, { tickets, token: options.token, openApi: () => (openApi ??= localOpenApi(services.version, options.port())) });
+  const handlers = createLocalHandlers(services, {
+    tickets,
+    token: options.token,
+    openApi: () => (openApi ??= localOpenApi(services.version, options.port())),
+  });
   registerLocalRoutes(app, handlers, { openEventStream: events.accept });
   // Rotating the token closes what the old one opened (tickets bought with it are refused on redemption).
   options.onSettingsChange?.(() => events.hub.revokeExcept(currentGrant()));

@@ -46,7 +46,10 @@ function sendLocalError(reply: FastifyReply, error: unknown): FastifyReply {
   if (body.details) extra.details = body.details;
   if (retryAfter !== undefined) extra.retryAfter = Number(retryAfter);
   if (error instanceof GitConflictError || error instanceof RevertConflictError) extra.files = error.files;
-  return reply.code(status).type('application/json; charset=utf-8').send(localErrorBody(body.error, body.message, extra));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(localErrorBody(body.error, body.message, extra));
 }
 
 /** Answers every failure in the local envelope: a route's error, no route (404), a wrong method (405, with Allow). */

@@ -49,7 +49,14 @@ function summaryTable(): string {
 function input(route: LocalRoute): string {
   const { query, body } = route.request;
   const parts: string[] = [];
-  if (query) parts.push(code(`?${Object.keys((query as Schema).properties ?? {}).map((name) => `${name}=`).join('&')}`));
+  if (query)
+    parts.push(
+      code(
+        `?${Object.keys((query as Schema).properties ?? {})
+          .map((name) => `${name}=`)
+          .join('&')}`,
+      ),
+    );
   if (body) parts.push(code(shape(body)));
   return parts.join(' ') || '—';
 }

@@ -104,7 +104,9 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     );
     documents.onChange((changed, text) => learner.documentChanged(changed, text));
     const completionConfig = () => effectiveCompletion(config.completion, settings.current.completion);
-    const engine = resources.push(createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, completionConfig));
+    const engine = resources.push(
+      createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, completionConfig),
+    );
     settings.onChange(() => engine.providers.configure(completionConfig()));
     // Closed before the engine, whose providers its tasks' model calls use: each task running
     // then ends failed, `interrupted`, recorded before the store closes.

@@ -106,7 +106,10 @@ const LocalSettingsSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion' | 'agents'> & { completion?: CompletionSettings; agents?: AgentSettingsOverride };
+export type LocalSettings = Omit<Static<typeof LocalSettingsSchema>, 'completion' | 'agents'> & {
+  completion?: CompletionSettings;
+  agents?: AgentSettingsOverride;
+};
 
 const checkSettings = Compile(LocalSettingsSchema);
 

@@ -72,9 +72,22 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
 
   async steps(taskId: string, options: { after: number; limit: number }): Promise<AgentStep[]> {
     const rows = await reach(() =>
-      this.db.selectFrom('agent_steps').selectAll().where('task_id', '=', taskId).where('idx', '>', options.after).orderBy('idx').limit(options.limit).execute(),
+      this.db
+        .selectFrom('agent_steps')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .where('idx', '>', options.after)
+        .orderBy('idx')
+        .limit(options.limit)
+        .execute(),
     );
-    return rows.map((row) => ({ index: row.idx, kind: row.kind, turn: row.turn, at: row.at, ...(JSON.parse(row.data) as Omit<AgentStep, 'index' | 'kind' | 'turn' | 'at'>) }));
+    return rows.map((row) => ({
+      index: row.idx,
+      kind: row.kind,
+      turn: row.turn,
+      at: row.at,
+      ...(JSON.parse(row.data) as Omit<AgentStep, 'index' | 'kind' | 'turn' | 'at'>),
+    }));
   }
 
   async saveChange(taskId: string, entry: ChangeEntry): Promise<void> {
@@ -99,7 +112,12 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
 
   async interruptRunning(endedAt: string, error: string): Promise<AgentTaskRecord[]> {
     const rows = await reach(() =>
-      this.db.updateTable('agent_tasks').set({ status: 'failed', reason: 'interrupted', ended_at: endedAt, error }).where('status', '=', 'running').returningAll().execute(),
+      this.db
+        .updateTable('agent_tasks')
+        .set({ status: 'failed', reason: 'interrupted', ended_at: endedAt, error })
+        .where('status', '=', 'running')
+        .returningAll()
+        .execute(),
     );
     return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toRecord);
   }

@@ -19,11 +19,7 @@ type Deliveries = ExpressionBuilder<Database, 'webhook_deliveries'>;
 /** Pending, due, and not leased (or its lease expired). */
 function claimable(now: number) {
   return (eb: Deliveries) =>
-    eb.and([
-      eb('status', '=', 'pending'),
-      eb('next_attempt_at', '<=', now),
-      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]),
-    ]);
+    eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)])]);
 }
 
 function toEntry(row: Selectable<WebhookDeliveryTable>): DeliveryLogEntry {
@@ -80,13 +76,7 @@ export class SqlWebhookRepository implements WebhookRepository {
 
   async claimDue(options: { now: number; leaseUntil: number; limit: number; claimToken: string }): Promise<ClaimedDelivery[]> {
     const { now, leaseUntil, limit, claimToken } = options;
-    let candidates = this.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where(claimable(now))
-      .orderBy('next_attempt_at')
-      .orderBy('seq')
-      .limit(limit);
+    let candidates = this.db.selectFrom('webhook_deliveries').select('id').where(claimable(now)).orderBy('next_attempt_at').orderBy('seq').limit(limit);
     // PostgreSQL: concurrent workers skip each other's candidates instead of queueing on them.
     // SQLite has one writer at a time, so the statement is atomic there as it is.
     if (this.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();

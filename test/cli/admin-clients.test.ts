@@ -80,7 +80,17 @@ describe('loom admin clients', () => {
 
   it('adds a public client for the authorization code flow: no secret', async (t) => {
     const { clients } = operator(t);
-    const added = await clients('add', '--name', 'Editor plugin', '--public', '--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', 'com.example.editor:/cb', '--json');
+    const added = await clients(
+      'add',
+      '--name',
+      'Editor plugin',
+      '--public',
+      '--redirect-uri',
+      'http://127.0.0.1/callback',
+      '--redirect-uri',
+      'com.example.editor:/cb',
+      '--json',
+    );
     assert.equal(added.code, 0, added.stderr);
     const client = JSON.parse(added.stdout);
     assert.deepEqual(Object.keys(client), ['client_id', 'name', 'type', 'grant_types', 'redirect_uris', 'scopes']);
@@ -91,7 +101,10 @@ describe('loom admin clients', () => {
 
     const text = await clients('add', '--name', 'svc');
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^Registered confidential client "svc"\.\n  client_id      loom_\w+\n  client_secret  \S{43}\n  grants         client_credentials\n/);
+    assert.match(
+      text.stdout,
+      /^Registered confidential client "svc"\.\n  client_id      loom_\w+\n  client_secret  \S{43}\n  grants         client_credentials\n/,
+    );
     assert.match(text.stdout, /shown only now/);
   });
 

@@ -38,8 +38,7 @@ async function dataDirWith(t: TestContext, records: FeedbackRecord[]) {
   return { list: (...args: string[]) => runLoom(['admin', 'feedback', 'list', '--data-dir', dataDir, ...args], env), env };
 }
 
-const block = (r: FeedbackRecord) =>
-  `${r.createdAt}  ${r.id}  ${r.name} <${r.email}>\n  ${r.subject}\n  ${r.message.replace(/\n/g, '\n  ')}\n\n`;
+const block = (r: FeedbackRecord) => `${r.createdAt}  ${r.id}  ${r.name} <${r.email}>\n  ${r.subject}\n  ${r.message.replace(/\n/g, '\n  ')}\n\n`;
 
 describe('loom admin feedback list', () => {
   it('says so when nothing is stored', async (t) => {

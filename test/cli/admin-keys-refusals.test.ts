@@ -14,7 +14,10 @@ describe('loom admin keys refusals', () => {
       [create('--user', 'nobody'), /^loom: no user "nobody"; loom admin users add makes a local one, loom admin users list shows them all$/],
       [create('--user', '00000000-0000-4000-8000-000000000000'), /^loom: no user "00000000-0000-4000-8000-000000000000"/],
       [create('--user', 'ada\x1b]52;c;aGk=\x07'), /^loom: no user "ada\\u001b\]52;c;aGk=\\u0007"/],
-      [create('--user', 'ada', '--scope', 'openid'), /^loom: Cannot create the key: scopes not available to API keys: openid \(they take read:downloads read:models read:health write:feedback write:composer read:tab\)\.$/],
+      [
+        create('--user', 'ada', '--scope', 'openid'),
+        /^loom: Cannot create the key: scopes not available to API keys: openid \(they take read:downloads read:models read:health write:feedback write:composer read:tab\)\.$/,
+      ],
       [create('--user', 'ada', '--scope', 'read:tab,admin:everything'), /^loom: Cannot create the key: scopes not available to API keys: admin:everything /],
       [create('--user', 'ada', '--expires', 'never'), /^loom: API keys always expire, at the latest after 365d/],
       [create('--user', 'ada', '--expires', 'tomorrow'), /^loom: --expires takes 12h, 30d, an ISO date/],
@@ -23,7 +26,10 @@ describe('loom admin keys refusals', () => {
       [create('--user', 'ada', '--name', ' '), /^loom: Cannot create the key: name must be 1 to 100 characters\.$/],
       [create(), /^error: required option '--user <user>' not specified$/],
       [['admin', 'keys', 'list', '--user', 'nobody'], /^loom: no user "nobody"/],
-      [['admin', 'keys', 'revoke', '7f3c1a52-8a9e-4d2b-9c61-0f5e2b7d4a11'], /^loom: no API key "7f3c1a52-8a9e-4d2b-9c61-0f5e2b7d4a11"; loom admin keys list shows them$/],
+      [
+        ['admin', 'keys', 'revoke', '7f3c1a52-8a9e-4d2b-9c61-0f5e2b7d4a11'],
+        /^loom: no API key "7f3c1a52-8a9e-4d2b-9c61-0f5e2b7d4a11"; loom admin keys list shows them$/,
+      ],
       [['admin', 'keys', 'revoke', "' or 1=1 --"], /^loom: no API key "' or 1=1 --"/],
       [['admin', 'keys', 'revoke'], /^error: missing required argument 'id'$/],
     ];
@@ -42,7 +48,10 @@ describe('loom admin keys refusals', () => {
     // With port 0 the server's address exists only once it listens: a key cannot name it.
     const portZero = await runLoom(create('--user', 'ada'), { ...site.env, LOOM_HOSTED_PORT: '0' });
     assert.equal(portZero.code, 2, portZero.stderr);
-    assert.equal(portZero.stderr, "loom: With port 0 the server's address is known only once it listens: give the URL its clients use with --public-url (LOOM_PUBLIC_URL).\n");
+    assert.equal(
+      portZero.stderr,
+      "loom: With port 0 the server's address is known only once it listens: give the URL its clients use with --public-url (LOOM_PUBLIC_URL).\n",
+    );
 
     assert.deepEqual(JSON.parse((await site.loom('admin', 'keys', 'list', '--json')).stdout), [], 'no key was made');
   });

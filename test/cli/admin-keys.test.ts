@@ -65,7 +65,10 @@ describe('loom admin keys', () => {
       const key = created.stdout.trimEnd();
       assert.equal(created.stdout, `${key}\n`, 'the key alone on stdout, for KEY=$(…)');
       assert.match(key, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
-      assert.match(created.stderr, /^Created API key [0-9a-f-]{36} "admin" for user ada on http:\/\/127\.0\.0\.1:\d+; it expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/);
+      assert.match(
+        created.stderr,
+        /^Created API key [0-9a-f-]{36} "admin" for user ada on http:\/\/127\.0\.0\.1:\d+; it expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/,
+      );
       assert.ok(created.stderr.includes(`  scopes  ${ALL_API_SCOPES.join(' ')}\n`), created.stderr);
       assert.match(created.stderr, /shown only now/);
 
@@ -108,10 +111,32 @@ describe('loom admin keys', () => {
     const site = (await install(t, 'sqlite'))!;
     assert.equal((await site.loom('admin', 'users', 'add', 'ada')).code, 0);
     const store = await openTestStore(t, site.storeOptions);
-    const linus = await new UserDirectory(store.users).signIn({ provider: 'codehost', subject: '42', login: 'linus', name: null, email: null, emailVerified: false });
+    const linus = await new UserDirectory(store.users).signIn({
+      provider: 'codehost',
+      subject: '42',
+      login: 'linus',
+      name: null,
+      email: null,
+      emailVerified: false,
+    });
     await store.close();
 
-    const created = await site.loom('admin', 'keys', 'create', '--user', 'ADA', '--scope', 'read:downloads,read:health', '--scope', 'read:tab', '--expires', '2h', '--name', 'ci', '--json');
+    const created = await site.loom(
+      'admin',
+      'keys',
+      'create',
+      '--user',
+      'ADA',
+      '--scope',
+      'read:downloads,read:health',
+      '--scope',
+      'read:tab',
+      '--expires',
+      '2h',
+      '--name',
+      'ci',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stderr, '');
     const ci = JSON.parse(created.stdout);

@@ -14,7 +14,12 @@ describe('loom admin users', () => {
     it(`adds local users, refuses a name taken in any letter case, lists them with those who signed in (${backend})`, async (t) => {
       const site = await install(t, backend);
       if (!site) return;
-      assert.deepEqual(await site.loom('admin', 'users', 'list'), { code: 0, signal: null, stdout: 'No users yet. Add one: loom admin users add NAME\n', stderr: '' });
+      assert.deepEqual(await site.loom('admin', 'users', 'list'), {
+        code: 0,
+        signal: null,
+        stdout: 'No users yet. Add one: loom admin users add NAME\n',
+        stderr: '',
+      });
 
       const added = await site.loom('admin', 'users', 'add', 'ada', '--json');
       assert.equal(added.code, 0, added.stderr);
@@ -26,16 +31,31 @@ describe('loom admin users', () => {
 
       for (const taken of ['ada', 'ADA']) {
         const again = await site.loom('admin', 'users', 'add', taken);
-        assert.deepEqual(again, { code: 1, signal: null, stdout: '', stderr: `loom: a user named ${taken} exists already; loom admin users list shows them\n` });
+        assert.deepEqual(again, {
+          code: 1,
+          signal: null,
+          stdout: '',
+          stderr: `loom: a user named ${taken} exists already; loom admin users list shows them\n`,
+        });
       }
 
       const text = await site.loom('admin', 'users', 'add', 'Grace.Hopper-1');
       assert.equal(text.code, 0, text.stderr);
-      assert.match(text.stdout, /^Added local user Grace\.Hopper-1 \(id [0-9a-f-]{36}\)\.\nGive it an API key: loom admin keys create --user Grace\.Hopper-1\n$/);
+      assert.match(
+        text.stdout,
+        /^Added local user Grace\.Hopper-1 \(id [0-9a-f-]{36}\)\.\nGive it an API key: loom admin keys create --user Grace\.Hopper-1\n$/,
+      );
 
       // Someone who signed in through the code host is a user too.
       const store = await openTestStore(t, site.storeOptions);
-      const signedIn = await new UserDirectory(store.users).signIn({ provider: 'codehost', subject: '42', login: 'linus', name: 'Linus', email: 'l@example.com', emailVerified: true });
+      const signedIn = await new UserDirectory(store.users).signIn({
+        provider: 'codehost',
+        subject: '42',
+        login: 'linus',
+        name: 'Linus',
+        email: 'l@example.com',
+        emailVerified: true,
+      });
       await store.close();
 
       const listed = await site.loom('admin', 'users', 'list', '--json');

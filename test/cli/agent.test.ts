@@ -29,7 +29,11 @@ async function serve(t: TestContext): Promise<Served> {
   const fake = await startFakeOpenAi();
   t.after(() => fake.close());
   fs.mkdirSync(configDir, { mode: 0o700 });
-  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify({ apiToken: TOKEN, completion: { openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } } }), { mode: 0o600 });
+  fs.writeFileSync(
+    path.join(configDir, 'settings.json'),
+    JSON.stringify({ apiToken: TOKEN, completion: { openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } } }),
+    { mode: 0o600 },
+  );
   const env = cleanEnv(home);
   const server = await startLoom(t, ['serve', '--workspace', workspace, '--config-dir', configDir, '--port', '0'], env, 60_000, LOCAL_READY);
   const port = new URL(server.url).port;
@@ -73,7 +77,10 @@ describe('loom agent', () => {
     fake.chat.queue(SWAP(), says('Done.'));
     const json = await agent('run', 'Swap', '--files', 'src/**', '--json', '--watch');
     assert.equal(json.code, 0, json.stderr);
-    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(lines[0].type, 'agent:start');
     assert.ok(lines.some((line) => line.type === 'agent:step' && line.data.tool === 'edit_file'));
     assert.equal(lines.at(-2).type, 'agent:complete');

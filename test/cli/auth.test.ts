@@ -208,7 +208,10 @@ describe('loom login, whoami, logout', () => {
 
     const whoami = await u.loom('whoami', '--server', hosted.url);
     assert.equal(whoami.code, 1);
-    assert.match(whoami.stderr, new RegExp(`^loom: your sign-in to ${hosted.url} has expired or was revoked \\(invalid_grant: .+\\); run loom login --server ${hosted.url}\\n$`));
+    assert.match(
+      whoami.stderr,
+      new RegExp(`^loom: your sign-in to ${hosted.url} has expired or was revoked \\(invalid_grant: .+\\); run loom login --server ${hosted.url}\\n$`),
+    );
     assert.deepEqual(u.read().servers, {}, 'the dead sign-in is removed');
   });
 
@@ -219,7 +222,12 @@ describe('loom login, whoami, logout', () => {
     t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
     const port = String((taken.address() as AddressInfo).port);
     const busy = await u.loom('login', '--server', hosted.url, '--no-browser', '--port', port);
-    assert.deepEqual(busy, { code: 1, signal: null, stdout: '', stderr: `loom: cannot listen on 127.0.0.1:${port} (EADDRINUSE); pick another --port or leave it out\n` });
+    assert.deepEqual(busy, {
+      code: 1,
+      signal: null,
+      stdout: '',
+      stderr: `loom: cannot listen on 127.0.0.1:${port} (EADDRINUSE); pick another --port or leave it out\n`,
+    });
     const low = await u.loom('login', '--server', hosted.url, '--port', '80');
     assert.equal(low.code, 1);
     assert.match(low.stderr, /--port <n>.*a port from 1024 to 65535/);
@@ -237,4 +245,3 @@ describe('loom login, whoami, logout', () => {
     assert.match(unreachable.stderr, /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+\n$/);
   });
 });
-

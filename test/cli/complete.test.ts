@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cleanEnv, runLoom, tempDir } from '../support/cli.ts';
 
-const handler = (name: string) => `export function handle${name}(event: Event) {\n  logger.info('handling', { type: event.type, id: event.id, at: Date.now() });\n}\n`;
+const handler = (name: string) =>
+  `export function handle${name}(event: Event) {\n  logger.info('handling', { type: event.type, id: event.id, at: Date.now() });\n}\n`;
 
 describe('loom complete', () => {
   it('prints the completion at a cursor, from the builtin model trained on the workspace', async (t) => {

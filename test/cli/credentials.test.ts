@@ -59,7 +59,10 @@ describe('CredentialStore', () => {
   it('refuses a damaged file with a CliError, not a stack trace', (t) => {
     const store = new CredentialStore(tempDir(t));
     fs.writeFileSync(store.file, '{not json');
-    assert.throws(() => store.read(), (error: Error) => error instanceof CliError && /not valid JSON; remove it/.test(error.message));
+    assert.throws(
+      () => store.read(),
+      (error: Error) => error instanceof CliError && /not valid JSON; remove it/.test(error.message),
+    );
     fs.writeFileSync(store.file, '[]');
     assert.throws(() => store.read(), CliError);
   });

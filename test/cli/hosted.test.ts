@@ -10,8 +10,18 @@ describe('loom hosted', () => {
   const refused: [string, string[], Record<string, string>, RegExp][] = [
     ['a port that is not a number', ['--port', 'notaport'], {}, /^loom: --port: "notaport" is not a whole number\n$/],
     ['a port out of range from the environment', [], { LOOM_HOSTED_PORT: '70000' }, /^loom: LOOM_HOSTED_PORT: "70000" is not between 0 and 65535\n$/],
-    ['a trustProxy that is no address', [], { LOOM_TRUST_PROXY: 'abc' }, /^loom: LOOM_TRUST_PROXY: "abc" is not true, false, a hop count or a list of addresses\n$/],
-    ['a DATABASE_URL that is not PostgreSQL, without its password', [], { DATABASE_URL: 'mysql://app:s3cret@db/app' }, /^loom: DATABASE_URL: "mysql:\/\/app:\*\*\*@db\/app" is not a postgres: or postgresql: URL\n$/],
+    [
+      'a trustProxy that is no address',
+      [],
+      { LOOM_TRUST_PROXY: 'abc' },
+      /^loom: LOOM_TRUST_PROXY: "abc" is not true, false, a hop count or a list of addresses\n$/,
+    ],
+    [
+      'a DATABASE_URL that is not PostgreSQL, without its password',
+      [],
+      { DATABASE_URL: 'mysql://app:s3cret@db/app' },
+      /^loom: DATABASE_URL: "mysql:\/\/app:\*\*\*@db\/app" is not a postgres: or postgresql: URL\n$/,
+    ],
   ];
   for (const [what, args, env, message] of refused) {
     it(`exits with code 2 and one line on stderr for ${what}`, async (t) => {

@@ -60,7 +60,12 @@ describe('loom login: which sign-in provider', () => {
 
   it('asks for --provider when the server has several and there is no terminal to ask on', async (t) => {
     const result = await runLoom(['login', '--server', both.url, '--no-browser'], env(t));
-    assert.deepEqual(result, { code: 2, signal: null, stdout: '', stderr: `loom: ${both.url} offers sign-in through codehost and oidc; choose one with --provider codehost|oidc\n` });
+    assert.deepEqual(result, {
+      code: 2,
+      signal: null,
+      stdout: '',
+      stderr: `loom: ${both.url} offers sign-in through codehost and oidc; choose one with --provider codehost|oidc\n`,
+    });
   });
 
   it('signs in through the provider --provider names', async (t) => {

@@ -160,7 +160,10 @@ describe('loom models', () => {
     const { loom, modelsDir } = setup(t);
     const result = await loom('pull', 'Bad-Digest');
     assert.equal(result.code, 1);
-    assert.match(result.stderr, new RegExp(`loom: The download of .*/files/bad\\.gguf does not match its sha256 \\(expected 0{64}, got ${SHA}\\); the partial file was deleted`));
+    assert.match(
+      result.stderr,
+      new RegExp(`loom: The download of .*/files/bad\\.gguf does not match its sha256 \\(expected 0{64}, got ${SHA}\\); the partial file was deleted`),
+    );
     assert.ok(!hasStackTrace(result.stderr));
     assert.deepEqual(fs.readdirSync(modelsDir), []);
   });
@@ -195,7 +198,15 @@ describe('loom models', () => {
       catalogFile,
       JSON.stringify({
         products: [],
-        models: [{ name: 'Gone', provider: 'T', params: '1M', url: 'https://example.com/gone', file: { url: `http://127.0.0.1:${port}/x.gguf`, sha256: SHA, quantization: 'Q8_0' } }],
+        models: [
+          {
+            name: 'Gone',
+            provider: 'T',
+            params: '1M',
+            url: 'https://example.com/gone',
+            file: { url: `http://127.0.0.1:${port}/x.gguf`, sha256: SHA, quantization: 'Q8_0' },
+          },
+        ],
       }),
     );
     const env = cleanEnv(home, { LOOM_CATALOG: catalogFile, LOOM_MODELS_DIR: path.join(home, 'models') });

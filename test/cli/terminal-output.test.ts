@@ -108,7 +108,10 @@ describe('CLI output of text from outside', () => {
     const catalog = path.join(home, 'catalog.json');
     fs.writeFileSync(
       catalog,
-      JSON.stringify({ products: [], models: [{ name: 'Evil\x1b]52;c;eA==\x07Coder', provider: 'Test\u009b2J', params: '1B\r', url: 'https://example.com/evil' }] }),
+      JSON.stringify({
+        products: [],
+        models: [{ name: 'Evil\x1b]52;c;eA==\x07Coder', provider: 'Test\u009b2J', params: '1B\r', url: 'https://example.com/evil' }],
+      }),
     );
     const env = cleanEnv(home, { LOOM_CATALOG: catalog, LOOM_MODELS_DIR: path.join(home, 'models') });
     const table = await runLoom(['models', 'list'], env);
@@ -198,9 +201,6 @@ describe('CLI output of text from outside', () => {
     assert.equal(result.code, 1);
     assertSafe(result);
     assert.equal(result.stdout, '');
-    assert.equal(
-      result.stderr,
-      `loom: cannot refresh the sign-in to ${server}: invalid_request: bad\\x1b]52;c;cm0gLXJm\\x07\\x0a${SHOWN}\n`,
-    );
+    assert.equal(result.stderr, `loom: cannot refresh the sign-in to ${server}: invalid_request: bad\\x1b]52;c;cm0gLXJm\\x07\\x0a${SHOWN}\n`);
   });
 });

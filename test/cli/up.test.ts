@@ -21,7 +21,11 @@ describe('loom up', () => {
     const files = copyRealCode(workspace);
     // The desktop app's settings: a budget of AI completions large enough for the test.
     fs.mkdirSync(path.join(home, 'config', 'loom'), { recursive: true });
-    fs.writeFileSync(path.join(home, 'config', 'loom', 'settings.json'), JSON.stringify({ apiToken: 'loom_up_test_token_0123456789abcdef', rateLimits: { aiComplete: 100_000 } }), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(home, 'config', 'loom', 'settings.json'),
+      JSON.stringify({ apiToken: 'loom_up_test_token_0123456789abcdef', rateLimits: { aiComplete: 100_000 } }),
+      { mode: 0o600 },
+    );
     const env = cleanEnv(home, { LOOM_HOSTED_PORT: '0', LOOM_LOCAL_PORT: '0', LOOM_LOG_LEVEL: 'warn', LOOM_RATE_LIMIT: '100000' });
     const loom = await startLoom(t, ['up', '--workspace', workspace], env);
     await waitFor(() => /Token\s+(\S+)/.test(loom.stdout()), WAIT_LIMIT_MS, 'the token line');
@@ -39,7 +43,11 @@ describe('loom up', () => {
     const file = files.find((f) => fs.statSync(path.join(workspace, f)).size > 6000)!;
     const cursors = lineCursors(fs.readFileSync(path.join(workspace, file), 'utf8')).slice(0, 100);
     const post = async (url: string, auth: string, body: object) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` }, body: JSON.stringify(body) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+        body: JSON.stringify(body),
+      });
       assert.equal(res.status, 200, await res.clone().text());
       return ((await res.json()) as { completion: string }).completion;
     };
@@ -48,9 +56,16 @@ describe('loom up', () => {
     // it is over: the local endpoint is scored until its completions are useful (the model only
     // gets there by learning the workspace), then the hosted one, which shares the model.
     let local: Score | undefined;
-    const scoreLocal = async () => (local = await scoreCompletions(cursors, (c) => post(`${localUrl}/api/ai/complete`, token, { prompt: c.typed, context: c.context, language: 'javascript', filePath: file })));
-    await waitFor(async () => useful(await scoreLocal()), 90_000, 'useful local completions').catch((error: Error) => assert.fail(`${error.message}: ${JSON.stringify(local)}`));
-    const hosted = await scoreCompletions(cursors, (c) => post(`${loom.url}/api/v1/tab/complete`, key, { language: 'javascript', prefix: c.prefix, suffix: c.suffix, filePath: file }));
+    const scoreLocal = async () =>
+      (local = await scoreCompletions(cursors, (c) =>
+        post(`${localUrl}/api/ai/complete`, token, { prompt: c.typed, context: c.context, language: 'javascript', filePath: file }),
+      ));
+    await waitFor(async () => useful(await scoreLocal()), 90_000, 'useful local completions').catch((error: Error) =>
+      assert.fail(`${error.message}: ${JSON.stringify(local)}`),
+    );
+    const hosted = await scoreCompletions(cursors, (c) =>
+      post(`${loom.url}/api/v1/tab/complete`, key, { language: 'javascript', prefix: c.prefix, suffix: c.suffix, filePath: file }),
+    );
     assert.ok(useful(hosted), `hosted: ${JSON.stringify(hosted)}`);
   });
 });

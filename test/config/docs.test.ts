@@ -16,7 +16,9 @@ describe('docs/configuration.md', () => {
   });
 
   it('has one table row per setting, with its flag and every environment variable', () => {
-    const rows = renderConfigDocs().split('\n').filter((line) => line.startsWith('| `'));
+    const rows = renderConfigDocs()
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
     assert.equal(rows.length, SETTINGS.length);
     for (const spec of SETTINGS) {
       const row = rows.find((r) => r.startsWith(`| \`${spec.key}\` |`));

@@ -256,39 +256,84 @@ describe('loadConfig', () => {
       }
       const missing = path.join(box.dir, 'missing.json');
       assert.match(configError(() => loadConfig({ env: box.env, configFile: missing })).message, /cannot read config file .*missing\.json/);
-      assert.match(
-        configError(() => loadConfig({ env: { ...box.env, LOOM_CONFIG: missing } })).message,
-        /cannot read config file .*missing\.json/,
-      );
+      assert.match(configError(() => loadConfig({ env: { ...box.env, LOOM_CONFIG: missing } })).message, /cannot read config file .*missing\.json/);
     });
   });
 
   describe('invalid values', () => {
     const invalid: [string, (box: Sandbox) => LoadOptions, RegExp][] = [
-      ['a port above 65535 in the environment', (b) => ({ env: { ...b.env, LOOM_HOSTED_PORT: '70000' } }), /^LOOM_HOSTED_PORT: "70000" is not between 0 and 65535$/],
+      [
+        'a port above 65535 in the environment',
+        (b) => ({ env: { ...b.env, LOOM_HOSTED_PORT: '70000' } }),
+        /^LOOM_HOSTED_PORT: "70000" is not between 0 and 65535$/,
+      ],
       ['a port above 65535 as a flag', (b) => ({ env: b.env, flags: { 'hosted.port': '70000' } }), /^--port: "70000" is not between 0 and 65535$/],
-      ['a port above 65535 in the file', (b) => ({ env: b.env, configFile: b.write({ hosted: { port: 70000 } }) }), /config\.json: hosted\.port: "70000" is not between 0 and 65535$/],
+      [
+        'a port above 65535 in the file',
+        (b) => ({ env: b.env, configFile: b.write({ hosted: { port: 70000 } }) }),
+        /config\.json: hosted\.port: "70000" is not between 0 and 65535$/,
+      ],
       ['a negative port', (b) => ({ env: { ...b.env, LOOM_HOSTED_PORT: '-1' } }), /^LOOM_HOSTED_PORT: "-1" is not between/],
       ['a fractional port', (b) => ({ env: b.env, flags: { 'hosted.port': '80.5' } }), /^--port: "80.5" is not a whole number$/],
       ['a port in exponent notation', (b) => ({ env: { ...b.env, LOOM_HOSTED_PORT: '8e3' } }), /^LOOM_HOSTED_PORT: "8e3" is not a whole number$/],
-      ['a port that is a JSON boolean', (b) => ({ env: b.env, configFile: b.write({ hosted: { port: true } }) }), /hosted\.port: "true" is not a whole number$/],
+      [
+        'a port that is a JSON boolean',
+        (b) => ({ env: b.env, configFile: b.write({ hosted: { port: true } }) }),
+        /hosted\.port: "true" is not a whole number$/,
+      ],
       ['a rate limit of 0', (b) => ({ env: { ...b.env, LOOM_RATE_LIMIT: '0' } }), /^LOOM_RATE_LIMIT: "0" is not between 1 and/],
       ['a rate limit of abc', (b) => ({ env: b.env, flags: { 'rateLimit.max': 'abc' } }), /^--rate-limit: "abc" is not a whole number$/],
-      ['a rate limit window of 0 in the file', (b) => ({ env: b.env, configFile: b.write({ rateLimit: { windowSeconds: 0 } }) }), /config\.json: rateLimit\.windowSeconds: "0" is not between 1 and 86400$/],
-      ['a MySQL DATABASE_URL', (b) => ({ env: { ...b.env, DATABASE_URL: 'mysql://app@db/app' } }), /^DATABASE_URL: "mysql:\/\/app@db\/app" is not a postgres: or postgresql: URL$/],
-      ['a LOOM_DATABASE_URL that is no URL', (b) => ({ env: { ...b.env, LOOM_DATABASE_URL: 'localhost:5432' } }), /^LOOM_DATABASE_URL: .* is not a postgres: or postgresql: URL$|^LOOM_DATABASE_URL: .* is not a URL$/],
+      [
+        'a rate limit window of 0 in the file',
+        (b) => ({ env: b.env, configFile: b.write({ rateLimit: { windowSeconds: 0 } }) }),
+        /config\.json: rateLimit\.windowSeconds: "0" is not between 1 and 86400$/,
+      ],
+      [
+        'a MySQL DATABASE_URL',
+        (b) => ({ env: { ...b.env, DATABASE_URL: 'mysql://app@db/app' } }),
+        /^DATABASE_URL: "mysql:\/\/app@db\/app" is not a postgres: or postgresql: URL$/,
+      ],
+      [
+        'a LOOM_DATABASE_URL that is no URL',
+        (b) => ({ env: { ...b.env, LOOM_DATABASE_URL: 'localhost:5432' } }),
+        /^LOOM_DATABASE_URL: .* is not a postgres: or postgresql: URL$|^LOOM_DATABASE_URL: .* is not a URL$/,
+      ],
       ['a public URL without a scheme', (b) => ({ env: b.env, flags: { publicUrl: 'loom.example.com' } }), /^--public-url: "loom.example.com" is not a URL$/],
       ['an ftp public URL', (b) => ({ env: { ...b.env, LOOM_PUBLIC_URL: 'ftp://loom.example.com' } }), /^LOOM_PUBLIC_URL: .* is not a http: or https: URL$/],
-      ['trustProxy yes', (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: 'yes' } }), /^LOOM_TRUST_PROXY: "yes" is not true, false, a hop count or a list of addresses$/],
+      [
+        'trustProxy yes',
+        (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: 'yes' } }),
+        /^LOOM_TRUST_PROXY: "yes" is not true, false, a hop count or a list of addresses$/,
+      ],
       ['trustProxy abc (hex digits, but no address)', (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: 'abc' } }), /^LOOM_TRUST_PROXY: "abc" is not true, false/],
-      ['trustProxy with a bad address in a list', (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: '10.0.0.1, 10.0.0.300' } }), /^LOOM_TRUST_PROXY: .* is not true, false/],
+      [
+        'trustProxy with a bad address in a list',
+        (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: '10.0.0.1, 10.0.0.300' } }),
+        /^LOOM_TRUST_PROXY: .* is not true, false/,
+      ],
       ['trustProxy with an IPv4 prefix above 32', (b) => ({ env: { ...b.env, LOOM_TRUST_PROXY: '10.0.0.0/33' } }), /^LOOM_TRUST_PROXY: .* is not true, false/],
-      ['trustProxy maybe in the file', (b) => ({ env: b.env, configFile: b.write({ trustProxy: 'maybe' }) }), /config\.json: trustProxy: "maybe" is not true, false/],
-      ['an unknown log level', (b) => ({ env: b.env, flags: { logLevel: 'loud' } }), /^--log-level: "loud" is not one of fatal, error, warn, info, debug, trace, silent$/],
+      [
+        'trustProxy maybe in the file',
+        (b) => ({ env: b.env, configFile: b.write({ trustProxy: 'maybe' }) }),
+        /config\.json: trustProxy: "maybe" is not true, false/,
+      ],
+      [
+        'an unknown log level',
+        (b) => ({ env: b.env, flags: { logLevel: 'loud' } }),
+        /^--log-level: "loud" is not one of fatal, error, warn, info, debug, trace, silent$/,
+      ],
       ['an empty data dir flag', (b) => ({ env: b.env, flags: { dataDir: '  ' } }), /^--data-dir: "" is not a non-empty value$/],
       ['a null in the file', (b) => ({ env: b.env, configFile: b.write({ publicUrl: null }) }), /config\.json: publicUrl must be a string, number or boolean$/],
-      ['a headers timeout longer than the request timeout', (b) => ({ env: { ...b.env, LOOM_HEADERS_TIMEOUT_MS: '40000' } }), /^http\.headersTimeoutMs \(40000\) is longer than http\.requestTimeoutMs \(30000\)/],
-      ['a connection cap of 0', (b) => ({ env: b.env, configFile: b.write({ http: { maxConnectionsPerClient: 0 } }) }), /config\.json: http\.maxConnectionsPerClient: "0" is not between 1 and/],
+      [
+        'a headers timeout longer than the request timeout',
+        (b) => ({ env: { ...b.env, LOOM_HEADERS_TIMEOUT_MS: '40000' } }),
+        /^http\.headersTimeoutMs \(40000\) is longer than http\.requestTimeoutMs \(30000\)/,
+      ],
+      [
+        'a connection cap of 0',
+        (b) => ({ env: b.env, configFile: b.write({ http: { maxConnectionsPerClient: 0 } }) }),
+        /config\.json: http\.maxConnectionsPerClient: "0" is not between 1 and/,
+      ],
     ];
     for (const [what, options, message] of invalid) {
       it(`rejects ${what}, naming where it came from`, (t) => {
@@ -324,7 +369,14 @@ describe('loadConfig', () => {
 
     it('reads a JSON boolean, number or array from the file', (t) => {
       const box = sandbox(t);
-      for (const [value, expected] of [[true, true], [1, 1], [['192.168.0.0/16', '::1'], ['192.168.0.0/16', '::1']]] as const) {
+      for (const [value, expected] of [
+        [true, true],
+        [1, 1],
+        [
+          ['192.168.0.0/16', '::1'],
+          ['192.168.0.0/16', '::1'],
+        ],
+      ] as const) {
         box.write({ trustProxy: value });
         assert.deepEqual(loadConfig({ env: box.env }).trustProxy, expected);
       }

@@ -20,7 +20,10 @@ function row(doc: string, code: string): string | undefined {
 describe('docs', () => {
   it("docs/api.md's generated tables are what the operation and error tables render", () => {
     const written = read('api.md');
-    assert.ok(written === fillTables(written, apiTables(), 'docs/api.md'), 'the tables of docs/api.md are out of date with src/contracts; run `npm run docs:api` and commit the result');
+    assert.ok(
+      written === fillTables(written, apiTables(), 'docs/api.md'),
+      'the tables of docs/api.md are out of date with src/contracts; run `npm run docs:api` and commit the result',
+    );
   });
 
   it('refuses a document that has no place for a table', () => {

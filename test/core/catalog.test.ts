@@ -18,7 +18,10 @@ function tempFile(name: string, text: string): string {
 describe('catalog', () => {
   it('ships a valid default catalog with all three products', () => {
     const catalog = loadCatalog();
-    assert.deepEqual(catalog.products.map((p) => p.id), ['ide', 'omni', 'cli']);
+    assert.deepEqual(
+      catalog.products.map((p) => p.id),
+      ['ide', 'omni', 'cli'],
+    );
     for (const product of catalog.products) {
       for (const a of product.assets) assert.match(a.key, /^(windows|macos|linux)-(x64|arm64)$/);
     }
@@ -39,16 +42,29 @@ describe('catalog', () => {
     ['a bad platform', { products: [{ id: 'ide', name: 'I', assets: [{ ...asset, platform: 'bsd' }] }], models: [] }, /platform/],
     ['a model URL that is not a URL', { products: [], models: [{ ...model, url: 'not a url' }] }, /models\/0\/url/],
     ['a misspelt key', { products: [], models: [], modles: [] }, /modles|additional/i],
-    ['a product listed twice', { products: [{ id: 'ide', name: 'I', assets: [] }, { id: 'ide', name: 'J', assets: [] }], models: [] }, /twice/],
+    [
+      'a product listed twice',
+      {
+        products: [
+          { id: 'ide', name: 'I', assets: [] },
+          { id: 'ide', name: 'J', assets: [] },
+        ],
+        models: [],
+      },
+      /twice/,
+    ],
     ['an asset key listed twice', { products: [{ id: 'ide', name: 'I', assets: [asset, asset] }], models: [] }, /twice/],
   ];
   for (const [label, data, message] of invalid) {
     it(`rejects ${label} with a message saying where`, () => {
-      assert.throws(() => parseCatalog(data, 'test catalog'), (error: Error) => {
-        assert.ok(error instanceof CatalogError);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => parseCatalog(data, 'test catalog'),
+        (error: Error) => {
+          assert.ok(error instanceof CatalogError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 

@@ -11,20 +11,25 @@ import { startHosted } from '../../src/hosted/server.ts';
 import { tempDir } from '../support/cli.ts';
 import { copyRealCode, lineCursors, scoreCompletions } from '../support/real-code.ts';
 
-
 describe('hosted builtin model and its corpus', () => {
   it('learns LOOM_CORPUS_DIR at start and nothing from requests', async (t) => {
     const home = tempDir(t);
     const corpus = path.join(home, 'corpus');
     const files = copyRealCode(corpus);
-    const config = loadConfig({ env: { LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CORPUS_DIR: corpus, LOOM_HOSTED_PORT: '0', LOOM_LOG_LEVEL: 'silent', LOOM_RATE_LIMIT: '100000' } });
+    const config = loadConfig({
+      env: { LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CORPUS_DIR: corpus, LOOM_HOSTED_PORT: '0', LOOM_LOG_LEVEL: 'silent', LOOM_RATE_LIMIT: '100000' },
+    });
     const hosted = await startHosted(config);
     t.after(() => hosted.close());
     const identity = await createIdentity(hosted.store, { urls: new MutableServiceUrls(hosted.publicUrl), providers: [], clock: { now: () => Date.now() } });
     const user = await identity.users.signIn({ provider: 'test', subject: 'ops', login: 'ops', name: 'Ops', email: 'ops@example.com', emailVerified: true });
     const { key } = await identity.apiKeys.create(user.id, { name: 'editor', expiresInDays: 1 });
     const complete = async (body: object) => {
-      const res = await fetch(`${hosted.url}/api/v1/tab/complete`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      const res = await fetch(`${hosted.url}/api/v1/tab/complete`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
       assert.equal(res.status, 200);
       return ((await res.json()) as { completion: string }).completion;
     };
@@ -45,7 +50,9 @@ describe('hosted builtin model and its corpus', () => {
 
   it('refuses a corpus folder that does not exist', async (t) => {
     const home = tempDir(t);
-    const config = loadConfig({ env: { LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CORPUS_DIR: path.join(home, 'none'), LOOM_HOSTED_PORT: '0', LOOM_LOG_LEVEL: 'silent' } });
+    const config = loadConfig({
+      env: { LOOM_DATA_DIR: path.join(home, 'data'), LOOM_CORPUS_DIR: path.join(home, 'none'), LOOM_HOSTED_PORT: '0', LOOM_LOG_LEVEL: 'silent' },
+    });
     await assert.rejects(startHosted(config), /corpus folder .*none.* is not a folder/);
   });
 });

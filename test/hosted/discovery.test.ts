@@ -26,10 +26,7 @@ describe('discovery documents', () => {
     const found = Object.entries(openapi.paths).flatMap(([path, methods]) =>
       Object.entries(methods as Json).map(([method, op]) => `${method.toUpperCase()} ${path} ${(op as Json).operationId}`),
     );
-    assert.deepEqual(
-      found.sort(),
-      operations.map((o) => `${o.method} ${o.path.replace(/:(\w+)/g, '{$1}')} ${o.operationId}`).sort(),
-    );
+    assert.deepEqual(found.sort(), operations.map((o) => `${o.method} ${o.path.replace(/:(\w+)/g, '{$1}')} ${o.operationId}`).sort());
     assert.deepEqual(unresolvedRefs(openapi), []);
   });
 
@@ -62,7 +59,10 @@ describe('discovery documents', () => {
     assert.match(feedback.responses['400'].description, /validation_error/);
 
     const asset = openapi.paths['/download/{product}/{asset}'].get;
-    assert.deepEqual(asset.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name), ['product', 'asset']);
+    assert.deepEqual(
+      asset.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name),
+      ['product', 'asset'],
+    );
     assert.match(asset.responses['404'].description, /not_found/);
     assert.match(asset.responses['502'].description, /upstream_unavailable/);
     assert.equal(openapi.components.schemas.Error.required.join(), 'error,message');
@@ -143,7 +143,10 @@ describe('listModels', () => {
       const body = await res.json();
       const catalog = loadCatalog().models;
       assert.ok(body.models.length >= 3);
-      assert.deepEqual(body.models.map((m: Json) => m.name), catalog.map((m) => m.name));
+      assert.deepEqual(
+        body.models.map((m: Json) => m.name),
+        catalog.map((m) => m.name),
+      );
       for (const [i, model] of (body.models as Json[]).entries()) {
         const expected = catalog[i]!;
         for (const field of SPEC_FIELDS) assert.equal(model[field], (expected as Json)[field], `${model.name}.${field}`);

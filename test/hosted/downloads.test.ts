@@ -45,7 +45,10 @@ describe('listDownloads', () => {
 
   it('lists every product with every field of its assets', async () => {
     const body = await list();
-    assert.deepEqual(body.products.map((p) => p.id), ['ide', 'cli', 'omni']);
+    assert.deepEqual(
+      body.products.map((p) => p.id),
+      ['ide', 'cli', 'omni'],
+    );
     const ide = body.products[0]!;
     assert.deepEqual(ide, {
       id: 'ide',
@@ -61,20 +64,29 @@ describe('listDownloads', () => {
 
   it('narrows by product', async () => {
     const body = await list('?product=cli');
-    assert.deepEqual(body.products.map((p) => p.id), ['cli']);
+    assert.deepEqual(
+      body.products.map((p) => p.id),
+      ['cli'],
+    );
   });
 
   it('narrows assets by platform and drops products left with none', async () => {
     const body = await list('?platform=macos');
-    assert.deepEqual(body.products.map((p) => [p.id, p.assets.map((a) => a.key)]), [
-      ['ide', ['macos-arm64']],
-      ['omni', ['macos-arm64']],
-    ]);
+    assert.deepEqual(
+      body.products.map((p) => [p.id, p.assets.map((a) => a.key)]),
+      [
+        ['ide', ['macos-arm64']],
+        ['omni', ['macos-arm64']],
+      ],
+    );
   });
 
   it('combines product and platform', async () => {
     const body = await list('?product=ide&platform=windows');
-    assert.deepEqual(body.products.map((p) => [p.id, p.assets.map((a) => a.key)]), [['ide', ['windows-x64']]]);
+    assert.deepEqual(
+      body.products.map((p) => [p.id, p.assets.map((a) => a.key)]),
+      [['ide', ['windows-x64']]],
+    );
   });
 
   it('keeps everything with platform=all', async () => {
@@ -135,7 +147,10 @@ describe('getDownloadAsset', () => {
       size: 1234,
       sha256: 'a'.repeat(64),
     });
-    assert.deepEqual(upstream.requests.filter((r) => r.endsWith('/ide-linux')), ['HEAD /releases/ide-linux']);
+    assert.deepEqual(
+      upstream.requests.filter((r) => r.endsWith('/ide-linux')),
+      ['HEAD /releases/ide-linux'],
+    );
   });
 
   it('follows redirects to where the file really is', async () => {
@@ -249,7 +264,10 @@ describe('getDownloadAsset', () => {
       const answers = Promise.all(Array.from({ length: 10 }, () => get('cli/linux-x64')));
       await waitFor(() => asked === 10);
       answer.open();
-      assert.deepEqual((await answers).map((r) => r.status), Array(10).fill(200));
+      assert.deepEqual(
+        (await answers).map((r) => r.status),
+        Array(10).fill(200),
+      );
       assert.equal(heads, 1);
     } finally {
       hosted.releases.verify = verify;

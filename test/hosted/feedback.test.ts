@@ -23,10 +23,7 @@ describe('submitFeedback', () => {
     assert.equal(body.ok, true);
     const [record] = await stored();
     assert.equal(record!.id, body.id);
-    assert.deepEqual(
-      { name: record!.name, email: record!.email, subject: record!.subject, message: record!.message },
-      valid,
-    );
+    assert.deepEqual({ name: record!.name, email: record!.email, subject: record!.subject, message: record!.message }, valid);
     assert.equal(record!.clientIp, '127.0.0.1');
     assert.equal(record!.userAgent, 'loom-test/1');
     assert.equal(record!.createdAt, new Date(hosted.clock.now()).toISOString());
@@ -65,7 +62,10 @@ describe('submitFeedback', () => {
       assert.equal(res.status, 400);
       const body = await res.json();
       assert.equal(body.error, 'validation_error');
-      assert.deepEqual(body.details.map((d: { field: string }) => d.field), [field]);
+      assert.deepEqual(
+        body.details.map((d: { field: string }) => d.field),
+        [field],
+      );
       assert.ok(body.message.includes(field));
       assert.equal((await stored()).length, before);
     });
@@ -80,10 +80,7 @@ describe('submitFeedback', () => {
     const res = await post(url, { name: '', email: 'nope', extra: 1 });
     assert.equal(res.status, 400);
     const body = await res.json();
-    assert.deepEqual(
-      body.details.map((d: { field: string }) => d.field).sort(),
-      ['body.email', 'body.extra', 'body.message', 'body.name', 'body.subject'],
-    );
+    assert.deepEqual(body.details.map((d: { field: string }) => d.field).sort(), ['body.email', 'body.extra', 'body.message', 'body.name', 'body.subject']);
   });
 
   const badBodies: [string, string, string, number, string][] = [

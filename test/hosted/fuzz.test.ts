@@ -69,7 +69,12 @@ describe('hosted API fuzz', () => {
   async function snapshot(): Promise<Snapshot> {
     const tables = database.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[];
     return Object.fromEntries(
-      tables.map(({ name }) => [name, createHash('sha256').update(JSON.stringify(database.prepare(`select * from "${name}"`).all())).digest('hex')]),
+      tables.map(({ name }) => [
+        name,
+        createHash('sha256')
+          .update(JSON.stringify(database.prepare(`select * from "${name}"`).all()))
+          .digest('hex'),
+      ]),
     );
   }
 
@@ -90,7 +95,10 @@ describe('hosted API fuzz', () => {
         identities,
         extraHeaders: fc.oneof(
           { weight: 3, arbitrary: fc.constantFrom<[string, string]>(['API-Version', 'v1'], ['API-Version', 'v2']) },
-          { weight: 1, arbitrary: fc.constantFrom<[string, string]>(['API-Version', 'v9'], ['API-Version', ''], ['API-Version', ' V1 '], ['API-Version', 'v1, v2']) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom<[string, string]>(['API-Version', 'v9'], ['API-Version', ''], ['API-Version', ' V1 '], ['API-Version', 'v1, v2']),
+          },
         ),
         bodyLimit: BODY_LIMIT,
         hints: {
@@ -133,7 +141,11 @@ describe('found by the hosted fuzz', () => {
 
   it('a body in a content type the operation does not take is 415, whatever it holds', async () => {
     // The form body of the token endpoint sent as JSON was a JSON parse error (400 invalid_json).
-    const form = await fetch(`${hosted.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'grant_type=client_credentials' });
+    const form = await fetch(`${hosted.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'grant_type=client_credentials',
+    });
     assert.equal(form.status, 415);
     assert.equal(((await form.json()) as { error: string }).error, 'unsupported_media_type');
     const json = await fetch(`${hosted.url}/api/v1/feedback`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"name":' });

@@ -87,7 +87,11 @@ describe('the hosted server log', () => {
   }
 
   async function token(params: Record<string, string>, headers: Record<string, string> = {}): Promise<Record<string, string>> {
-    const response = await fetch(`${hosted.url}/auth/token`, { method: 'POST', headers: { 'content-type': FORM, ...headers }, body: new URLSearchParams(params).toString() });
+    const response = await fetch(`${hosted.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': FORM, ...headers },
+      body: new URLSearchParams(params).toString(),
+    });
     const body = await response.json();
     for (const name of ['access_token', 'refresh_token', 'id_token']) secrets.addRandom(body[name]);
     return { status: String(response.status), ...body };
@@ -118,7 +122,11 @@ describe('the hosted server log', () => {
     assert.equal((await fetch(`${hosted.url}/api/v1/download`, { headers: { authorization: `Bearer ${cli.access_token}` } })).status, 200);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: cli.refresh_token!, client_id: 'loom-cli' });
     assert.equal(refreshed.status, '200');
-    assert.equal((await token({ grant_type: 'refresh_token', refresh_token: cli.refresh_token!, client_id: 'loom-cli' })).status, '400', 'a replayed refresh token');
+    assert.equal(
+      (await token({ grant_type: 'refresh_token', refresh_token: cli.refresh_token!, client_id: 'loom-cli' })).status,
+      '400',
+      'a replayed refresh token',
+    );
 
     // The same through OpenID Connect.
     const viaOidc = await cliSignIn('oidc');
@@ -166,7 +174,18 @@ describe('the hosted server log', () => {
     secrets.addRandom(usedCode);
     const verifier = randomToken(32);
     secrets.addRandom(verifier);
-    assert.equal((await token({ grant_type: 'authorization_code', code: usedCode, redirect_uri: 'http://127.0.0.1:49152/callback', client_id: 'loom-cli', code_verifier: verifier })).status, '400');
+    assert.equal(
+      (
+        await token({
+          grant_type: 'authorization_code',
+          code: usedCode,
+          redirect_uri: 'http://127.0.0.1:49152/callback',
+          client_id: 'loom-cli',
+          code_verifier: verifier,
+        })
+      ).status,
+      '400',
+    );
     const strayState = randomToken(32);
     const strayCode = randomToken(20);
     secrets.addRandom(strayState);

@@ -49,7 +49,12 @@ describe('malformed HTTP on the hosted server', () => {
     ['TRACE', () => `TRACE /api/v1/health HTTP/1.1\r\n${host}${close}\r\n`, 405, 'method_not_allowed'],
     ['a method HTTP does not know', () => `BREW /api/v1/health HTTP/1.1\r\n${host}${close}\r\n`, 400, 'bad_request'],
     ['two Content-Length headers', () => `POST /api/v1/feedback HTTP/1.1\r\n${host}Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc`, 400, 'bad_request'],
-    ['a broken chunked body', () => `POST /api/v1/feedback HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`, 400, 'bad_request'],
+    [
+      'a broken chunked body',
+      () => `POST /api/v1/feedback HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`,
+      400,
+      'bad_request',
+    ],
   ];
   for (const [label, request, status, code] of cases) {
     it(`answers ${label} with ${status} ${code} in the Error shape, with RateLimit headers`, async () => {

@@ -8,18 +8,39 @@ import { respond, startUpstream, type Upstream } from '../support/upstream.ts';
 import { seeded as random } from '../support/random.ts';
 
 const PATHS = [
-  '/api/v1/health', '/api/v1/download', '/api/v1/download/ide/linux-x64', '/api/v1/download/%F0%9F%98%80/%00',
-  '/api/v1/models', '/api/v1/feedback', '/api/feedback', '/docs/api/v1/feedback', '/api/v1/download/ide/',
-  '/api/v1/download?product[]=ide', '/api/v1/download?platform=%FF', '/api/v1/%2e%2e/%2e%2e/etc/passwd',
-  '/api/v1/download/../../health', '/openapi.json?x=' + 'y'.repeat(3000), '/api/v9/health', '//api//v1//health',
+  '/api/v1/health',
+  '/api/v1/download',
+  '/api/v1/download/ide/linux-x64',
+  '/api/v1/download/%F0%9F%98%80/%00',
+  '/api/v1/models',
+  '/api/v1/feedback',
+  '/api/feedback',
+  '/docs/api/v1/feedback',
+  '/api/v1/download/ide/',
+  '/api/v1/download?product[]=ide',
+  '/api/v1/download?platform=%FF',
+  '/api/v1/%2e%2e/%2e%2e/etc/passwd',
+  '/api/v1/download/../../health',
+  '/openapi.json?x=' + 'y'.repeat(3000),
+  '/api/v9/health',
+  '//api//v1//health',
 ];
-const CONTENT_TYPES = ['application/json', 'application/json; charset=latin1', 'text/plain', 'multipart/form-data; boundary=x', '', 'application/x-www-form-urlencoded', 'application/json;;;', '*/*'];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=latin1',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/x-www-form-urlencoded',
+  'application/json;;;',
+  '*/*',
+];
 const BODIES = [
   '{"name":"a","email":"a@b.co","subject":"s","message":"m"}',
   '{"name":"\\ud800","email":"a@b.co","subject":"\\udfff","message":"m"}',
   '{"name":1e999,"email":[],"subject":{},"message":true}',
   '{' + '"a":{'.repeat(2000) + '}'.repeat(2001),
-  '[' .repeat(5000),
+  '['.repeat(5000),
   '\u0000\u0001\u0002',
   '{"name":"a","name":"b"}',
   '{"email":"' + 'a'.repeat(300) + '@example.com"}',

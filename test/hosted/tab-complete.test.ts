@@ -26,7 +26,12 @@ function complete(hosted: TestHosted, body: unknown, headers: Record<string, str
   });
 }
 
-const cursor = { language: 'typescript', prefix: 'export async function loadOrder(url: string) {\n  const result = await ', suffix: '\n}\n', filePath: 'lib/orders.ts' };
+const cursor = {
+  language: 'typescript',
+  prefix: 'export async function loadOrder(url: string) {\n  const result = await ',
+  suffix: '\n}\n',
+  filePath: 'lib/orders.ts',
+};
 
 describe('tabComplete (POST /api/v1/tab/complete)', () => {
   let hosted: TestHosted;
@@ -88,12 +93,16 @@ describe('tabComplete (POST /api/v1/tab/complete)', () => {
 
   it('answers a user typing the suggestion from the type-ahead cache', async () => {
     const first = (await (await complete(hosted, { ...cursor, filePath: 'lib/typed.ts' }, bearer(tabToken))).json()) as { completion: string };
-    const typed = (await (await complete(hosted, { ...cursor, filePath: 'lib/typed.ts', prefix: cursor.prefix + 'fetchJson(' }, bearer(tabToken))).json()) as { completion: string };
+    const typed = (await (await complete(hosted, { ...cursor, filePath: 'lib/typed.ts', prefix: cursor.prefix + 'fetchJson(' }, bearer(tabToken))).json()) as {
+      completion: string;
+    };
     assert.equal(typed.completion, first.completion.slice('fetchJson('.length));
   });
 
   it('is in the OpenAPI document with its security', async () => {
-    const doc = (await (await fetch(`${hosted.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; security: unknown[] }>> };
+    const doc = (await (await fetch(`${hosted.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string; security: unknown[] }>>;
+    };
     const operation = doc.paths['/tab/complete']!.post!;
     assert.equal(operation.operationId, 'tabComplete');
     assert.deepEqual(operation.security, [{ oAuth2: ['read:tab'] }, { bearerAuth: [] }]);
@@ -117,7 +126,9 @@ describe('tabComplete with other providers', () => {
     // The builtin model stays available by name.
     assert.equal((await complete(hosted, { ...cursor, model: 'builtin' }, bearer(key))).status, 200);
 
-    const missing = await startTestHosted({ completion: { provider: 'gguf', gguf: { model: path.join(models.dir, 'gone.gguf'), gpu: 'off', contextSize: 512 } } });
+    const missing = await startTestHosted({
+      completion: { provider: 'gguf', gguf: { model: path.join(models.dir, 'gone.gguf'), gpu: 'off', contextSize: 512 } },
+    });
     t.after(() => missing.close());
     const other = (await missing.identity.apiKeys.create((await signedInUser(missing, 'm@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
     const error = await assertError(await complete(missing, cursor, bearer(other)), 503, 'model_unavailable');
@@ -135,7 +146,7 @@ describe('tabComplete with other providers', () => {
     let hosted: TestHosted;
     let key: string;
     before(async () => {
-      fake = await startFakeOpenAi({ fimText: "fetchJson(url);\nreturn 1;" });
+      fake = await startFakeOpenAi({ fimText: 'fetchJson(url);\nreturn 1;' });
       hosted = await startTestHosted({ completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder-7b', fim: 'auto' } } });
       key = (await hosted.identity.apiKeys.create((await signedInUser(hosted, 'o@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
     });
@@ -157,7 +168,9 @@ describe('tabComplete with other providers', () => {
     it('a slow server is stopped at the time limit: 504 model_timeout', async (t) => {
       // A server with a short time limit; the fake holds the stream open until released, after
       // the answer: the 504 comes from the time limit, not from the server finishing.
-      const limited = await startTestHosted({ completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder-7b', fim: 'auto' }, timeoutMs: 300 } });
+      const limited = await startTestHosted({
+        completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder-7b', fim: 'auto' }, timeoutMs: 300 },
+      });
       t.after(() => limited.close());
       const limitedKey = (await limited.identity.apiKeys.create((await signedInUser(limited, 's@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
       fake.set({ holdAfterChunks: 0 });

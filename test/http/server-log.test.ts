@@ -31,7 +31,11 @@ async function appLoggingAt(level: string) {
 describe('the servers log', () => {
   it('writes one line per request: method, route pattern, status, time; never the URL, its query or a header', async () => {
     const { app, log } = await appLoggingAt('trace');
-    await app.inject({ method: 'GET', url: '/items/item-secret-1?ticket=ticket-secret-2', headers: { authorization: 'Bearer bearer-secret-3', cookie: 'loom_session=cookie-secret-4' } });
+    await app.inject({
+      method: 'GET',
+      url: '/items/item-secret-1?ticket=ticket-secret-2',
+      headers: { authorization: 'Bearer bearer-secret-3', cookie: 'loom_session=cookie-secret-4' },
+    });
     await app.inject({ method: 'GET', url: '/nowhere/path-secret-5?code=code-secret-6' });
     await app.close();
     const requests = requestLines(log.lines());
@@ -96,7 +100,10 @@ describe('the servers log', () => {
 
   it('redacts strings in any log call: messages, fields, arrays of them, errors given as text', async () => {
     const { app, log } = await appLoggingAt('info');
-    app.log.warn({ problems: ['bad value "loom_Qm9iIGxpa2VzIHNlY3JldHMgYW5kIHRoZXkgbGlrZSBoaW0" for apiToken'], error: 'redis://:redis-pass@cache:6379 refused' }, 'retrying https://x.example/cb?state=msg-state-1');
+    app.log.warn(
+      { problems: ['bad value "loom_Qm9iIGxpa2VzIHNlY3JldHMgYW5kIHRoZXkgbGlrZSBoaW0" for apiToken'], error: 'redis://:redis-pass@cache:6379 refused' },
+      'retrying https://x.example/cb?state=msg-state-1',
+    );
     app.log.error({ err: 'password=plain-pass-2 rejected' }, 'failed');
     await app.close();
     const secrets = new Secrets();
@@ -139,7 +146,15 @@ describe('redactSecrets', () => {
   }
 
   it('leaves text without secrets as it is', () => {
-    for (const text of ['cannot open the database: ENOENT', 'exit code 1', 'status code: 500', 'No route GET /api/v1/x.', 'line one\nline two\ttab', 'is it? yes', 'see #12']) {
+    for (const text of [
+      'cannot open the database: ENOENT',
+      'exit code 1',
+      'status code: 500',
+      'No route GET /api/v1/x.',
+      'line one\nline two\ttab',
+      'is it? yes',
+      'see #12',
+    ]) {
       assert.equal(redactSecrets(text), text);
     }
   });

@@ -161,7 +161,8 @@ for (const [kind, start] of [
     it("closes the client's oldest idle keep-alive connection to make room for a new one", async (t) => {
       const server = await capped(t);
       const idle: Connection[] = [];
-      for (let i = 0; i < 3; i++) idle.push(await (await Connection.open(server.port)).send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}\r\n`).answered());
+      for (let i = 0; i < 3; i++)
+        idle.push(await (await Connection.open(server.port)).send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}\r\n`).answered());
       const fourth = await (await Connection.open(server.port)).send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}\r\n`).answered();
       assert.deepEqual(fourth.statuses(), [200]);
       await idle[0]!.closedByServer();
@@ -180,7 +181,11 @@ for (const [kind, start] of [
       assert.equal(server.code(refused.lastBody()).toLowerCase(), 'too_many_connections');
       // The slow ones run out of time; then the client is let in again.
       for (const connection of slow) await connection.closedByServer();
-      const again = await (await Connection.open(server.port)).send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}Connection: close\r\n\r\n`).closedByServer();
+      const again = await (
+        await Connection.open(server.port)
+      )
+        .send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}Connection: close\r\n\r\n`)
+        .closedByServer();
       assert.deepEqual(again.statuses(), [200]);
     });
   });
@@ -192,7 +197,11 @@ describe('hosted server behind a trusted proxy', () => {
     try {
       const held = [await Connection.open(server.port), await Connection.open(server.port)];
       held.forEach((connection) => connection.send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}X-Slow: `));
-      const third = await (await Connection.open(server.port)).send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}Connection: close\r\n\r\n`).closedByServer();
+      const third = await (
+        await Connection.open(server.port)
+      )
+        .send(`GET ${server.quick} HTTP/1.1\r\n${server.credentials}Connection: close\r\n\r\n`)
+        .closedByServer();
       assert.deepEqual(third.statuses(), [200]);
       held.forEach((connection) => connection.destroy());
     } finally {

@@ -16,7 +16,10 @@ describe('optional bodies', () => {
       const { status, body } = describeError(error);
       reply.code(status).send(body);
     });
-    const optional = Type.Object({ path: Type.Optional(Type.String()), force: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false });
+    const optional = Type.Object(
+      { path: Type.Optional(Type.String()), force: Type.Optional(Type.Boolean({ default: false })) },
+      { additionalProperties: false },
+    );
     app.post('/optional', { schema: { body: optional } }, async (request) => ({ body: request.body }));
     app.post('/wrapped-optional', { schema: { body: Type.Optional(optional) } }, async (request) => ({ body: request.body }));
     app.post('/required', { schema: { body: Type.Object({ text: Type.String() }) } }, async (request) => ({ body: request.body }));

@@ -74,14 +74,20 @@ async function openEvents(t: TestContext, local: TestLocal): Promise<any[]> {
 
 async function ended(local: TestLocal, taskId: string): Promise<any> {
   let status: any;
-  await waitFor(async () => (status = (await local.request('GET', `/api/agent/status/${taskId}`)).json).status !== 'running', undefined, `the end of ${taskId}`);
+  await waitFor(
+    async () => (status = (await local.request('GET', `/api/agent/status/${taskId}`)).json).status !== 'running',
+    undefined,
+    `the end of ${taskId}`,
+  );
   return status;
 }
 
 describe('local API: agent tasks', () => {
   it('runs a task: /events shows start, steps and the end; the status lists the change with its diff; a webhook is signed; revert undoes it', async (t) => {
     const receiver = await startReceiver(t);
-    const { local, fake, file } = await startAgentLocal(t, { settings: { webhooks: [{ url: `${receiver.url}/agents`, events: ['agent:complete'], secret: SECRET }] } });
+    const { local, fake, file } = await startAgentLocal(t, {
+      settings: { webhooks: [{ url: `${receiver.url}/agents`, events: ['agent:complete'], secret: SECRET }] },
+    });
     const events = await openEvents(t, local);
     fake.chat.queue(SWAP, says('Swapped the operands of add.'));
 
@@ -96,23 +102,38 @@ describe('local API: agent tasks', () => {
     const ofTask = events.filter((event) => event.data?.taskId === taskId);
     assert.equal(ofTask[0].type, 'agent:start');
     assert.equal(ofTask.at(-1).type, 'agent:complete');
-    assert.ok(ofTask.some((event) => event.type === 'agent:step' && event.data.tool === 'edit_file' && /\+  return b \+ a;/.test(event.data.diff)), 'the edit as a diff');
+    assert.ok(
+      ofTask.some((event) => event.type === 'agent:step' && event.data.tool === 'edit_file' && /\+  return b \+ a;/.test(event.data.diff)),
+      'the edit as a diff',
+    );
     assert.deepEqual(ofTask.at(-1).data.changes, [{ file: 'src/math.ts', action: 'modified' }]);
 
     const status = (await local.request('GET', `/api/agent/status/${taskId}`)).json;
     assert.deepEqual([status.status, status.reason, status.summary], ['completed', 'done', 'Swapped the operands of add.']);
     assert.equal(status.steps, 2);
     assert.ok(status.tokens > 0);
-    assert.deepEqual(status.changes.map((change: any) => [change.file, change.action]), [['src/math.ts', 'modified']]);
+    assert.deepEqual(
+      status.changes.map((change: any) => [change.file, change.action]),
+      [['src/math.ts', 'modified']],
+    );
     assert.match(status.changes[0].diff, /-  return a \+ b;\n\+  return b \+ a;/);
     assert.equal(file('src/math.ts'), MATH.replace('a + b', 'b + a'));
 
     const steps = (await local.request('GET', `/api/agent/steps/${taskId}`)).json.steps;
-    assert.deepEqual(steps.map((step: any) => step.kind), ['model', 'tool', 'model']);
+    assert.deepEqual(
+      steps.map((step: any) => step.kind),
+      ['model', 'tool', 'model'],
+    );
     assert.equal(steps[1].ok, true);
-    assert.deepEqual((await local.request('GET', `/api/agent/steps/${taskId}?after=2`)).json.steps.map((step: any) => step.index), [3]);
+    assert.deepEqual(
+      (await local.request('GET', `/api/agent/steps/${taskId}?after=2`)).json.steps.map((step: any) => step.index),
+      [3],
+    );
     const list = (await local.request('GET', '/api/agent/tasks')).json.tasks;
-    assert.deepEqual(list.map((task: any) => [task.taskId, task.status]), [[taskId, 'completed']]);
+    assert.deepEqual(
+      list.map((task: any) => [task.taskId, task.status]),
+      [[taskId, 'completed']],
+    );
     assert.equal('diff' in list[0].changes[0], false, 'the list leaves the diffs to the status');
 
     await waitFor(() => receiver.requests.length === 1, undefined, 'the agent:complete webhook');
@@ -172,14 +193,20 @@ describe('local API: agent tasks', () => {
   it('stops a task that tries to write .git/config or leave the workspace, and the step log says so', async (t) => {
     const { local, fake, file } = await startAgentLocal(t);
     fake.chat.queue(
-      calls(['edit_file', { path: '.git/config', search: '[core]\n', replace: '[core]\n\thooksPath = /tmp/evil\n' }], ['create_file', { path: '../outside.txt', content: 'x' }]),
+      calls(
+        ['edit_file', { path: '.git/config', search: '[core]\n', replace: '[core]\n\thooksPath = /tmp/evil\n' }],
+        ['create_file', { path: '../outside.txt', content: 'x' }],
+      ),
       says('I could not change those files.'),
     );
     const { taskId } = (await local.request('POST', '/api/agent/run', { task: 'Harden', files: ['**'] })).json;
     const status = await ended(local, taskId);
     assert.deepEqual(status.changes, []);
     const tools = (await local.request('GET', `/api/agent/steps/${taskId}`)).json.steps.filter((step: any) => step.kind === 'tool');
-    assert.deepEqual(tools.map((step: any) => step.ok), [false, false]);
+    assert.deepEqual(
+      tools.map((step: any) => step.ok),
+      [false, false],
+    );
     assert.match(tools[0].text, /^\.git\/config is in a git directory \(\.git\) or would create it; Loom never writes there\./);
     assert.match(tools[1].text, /^\.\.\/outside\.txt is outside the workspace\./);
     assert.equal(file('.git/config'), '[core]\n');
@@ -198,7 +225,10 @@ describe('local API: agent tasks', () => {
     const second = await startAgentLocal(t, { fake: first.fake, dirs });
     const status = (await second.local.request('GET', `/api/agent/status/${taskId}`)).json;
     assert.deepEqual([status.status, status.reason], ['failed', 'interrupted']);
-    assert.deepEqual(status.changes.map((change: any) => [change.file, change.action]), [['src/math.ts', 'modified']]);
+    assert.deepEqual(
+      status.changes.map((change: any) => [change.file, change.action]),
+      [['src/math.ts', 'modified']],
+    );
     assert.equal(second.file('src/math.ts'), MATH.replace('a + b', 'b + a'));
     assert.equal((await second.local.request('POST', `/api/agent/revert/${taskId}`)).status, 200);
     assert.equal(second.file('src/math.ts'), MATH);
@@ -233,7 +263,12 @@ describe('local API: agent tasks', () => {
     assert.match(nothing.json.error.message, /^No file matches "lib\/\*\*\/\*\.py"\.$/);
     assert.ok(nothing.json.error.hint);
     assert.deepEqual((await served.request('GET', '/api/agent/tasks')).json.tasks, [], 'nothing was started');
-    for (const [method, route] of [['GET', '/api/agent/status/task_nope'], ['GET', '/api/agent/steps/task_nope'], ['POST', '/api/agent/cancel/task_nope'], ['POST', '/api/agent/revert/task_nope']] as const) {
+    for (const [method, route] of [
+      ['GET', '/api/agent/status/task_nope'],
+      ['GET', '/api/agent/steps/task_nope'],
+      ['POST', '/api/agent/cancel/task_nope'],
+      ['POST', '/api/agent/revert/task_nope'],
+    ] as const) {
       const answer = await served.request(method, route);
       assert.deepEqual([answer.status, answer.json.error.code], [404, 'NOT_FOUND'], route);
     }

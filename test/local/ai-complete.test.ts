@@ -17,7 +17,6 @@ import { waitFor } from '../support/wait.ts';
 
 const TOKEN = 'loom_test_token_0123456789abcdefghij';
 
-
 describe('local AI completion (POST /api/ai/complete)', () => {
   let local: TestLocal;
   let fake: FakeOpenAi;
@@ -77,7 +76,13 @@ describe('local AI completion (POST /api/ai/complete)', () => {
   });
 
   it('refuses invalid requests with the local error envelope', async () => {
-    for (const body of [{ language: 'ts' }, { prompt: 'x' }, { prompt: 1, language: 'ts' }, { prompt: 'x', language: 'ts', extra: 1 }, { prompt: 'x', language: 'ts', mode: 'shout' }]) {
+    for (const body of [
+      { language: 'ts' },
+      { prompt: 'x' },
+      { prompt: 1, language: 'ts' },
+      { prompt: 'x', language: 'ts', extra: 1 },
+      { prompt: 'x', language: 'ts', mode: 'shout' },
+    ]) {
       const res = await complete(body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.json.error.code, 'VALIDATION_ERROR');

@@ -15,7 +15,8 @@ describe('settings.json completion', () => {
       { provider: 'gguf', gguf: { model: 'Qwen2.5-Coder-1.5B', gpu: 'off', contextSize: 2048 } },
       { provider: 'openai', openai: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'coder', apiKey: '', fim: 'auto' } },
       { timeoutMs: 100, maxTokens: 4096, prefixChars: 64, suffixChars: 0 },
-    ]) assert.deepEqual(parse(completion).problems, [], JSON.stringify(completion));
+    ])
+      assert.deepEqual(parse(completion).problems, [], JSON.stringify(completion));
   });
 
   it('refuses what it does not, naming the field', () => {
@@ -32,12 +33,22 @@ describe('settings.json completion', () => {
     ] as const) {
       const { settings, problems } = parse(completion);
       assert.equal(settings, undefined, JSON.stringify(completion));
-      assert.ok(problems.some((p) => p.startsWith(field)), `${JSON.stringify(completion)}: ${problems.join('; ')}`);
+      assert.ok(
+        problems.some((p) => p.startsWith(field)),
+        `${JSON.stringify(completion)}: ${problems.join('; ')}`,
+      );
     }
   });
 
   it('overrides the configuration key by key', () => {
-    const base: CompletionConfig = { provider: 'builtin', timeoutMs: 10_000, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, gguf: { model: 'a.gguf', gpu: 'cuda', contextSize: 8192 } };
+    const base: CompletionConfig = {
+      provider: 'builtin',
+      timeoutMs: 10_000,
+      maxTokens: 64,
+      prefixChars: 8192,
+      suffixChars: 2048,
+      gguf: { model: 'a.gguf', gpu: 'cuda', contextSize: 8192 },
+    };
     assert.equal(effectiveCompletion(base, undefined), base);
     assert.deepEqual(effectiveCompletion(base, { provider: 'gguf', timeoutMs: 500, gguf: { model: 'b.gguf' } }), {
       ...base,
@@ -46,6 +57,10 @@ describe('settings.json completion', () => {
       gguf: { model: 'b.gguf', gpu: 'cuda', contextSize: 8192 },
       openai: undefined,
     });
-    assert.deepEqual(effectiveCompletion(base, { openai: { baseUrl: 'http://h/v1/', model: 'm' } }).openai, { baseUrl: 'http://h/v1', model: 'm', fim: 'auto' });
+    assert.deepEqual(effectiveCompletion(base, { openai: { baseUrl: 'http://h/v1/', model: 'm' } }).openai, {
+      baseUrl: 'http://h/v1',
+      model: 'm',
+      fim: 'auto',
+    });
   });
 });

@@ -105,7 +105,11 @@ describe('editor conflicts with the disk', () => {
 
   it('refuses overwrite and discard that are not booleans', async (t) => {
     const local = await conflicted(t);
-    for (const [route, body] of [['save', { overwrite: 'yes' }], ['close', { discard: 1 }], ['reload', { force: true }]] as const) {
+    for (const [route, body] of [
+      ['save', { overwrite: 'yes' }],
+      ['close', { discard: 1 }],
+      ['reload', { force: true }],
+    ] as const) {
       const res = await local.request('POST', `/api/editor/${route}`, body);
       assert.equal(res.status, 400, route);
       assert.equal(res.json.error.code, 'VALIDATION_ERROR');
@@ -123,7 +127,10 @@ describe('closing documents', () => {
     assert.deepEqual((await local.request('POST', '/api/editor/close', { path: 'b.txt' })).json, { path: 'b.txt', active: 'c.txt' });
     assert.equal((await local.request('GET', '/api/editor/file')).json.path, 'c.txt');
     const listed = await local.request('GET', '/api/editor/documents');
-    assert.deepEqual(listed.json.documents.map((d: { path: string }) => d.path), ['c.txt']);
+    assert.deepEqual(
+      listed.json.documents.map((d: { path: string }) => d.path),
+      ['c.txt'],
+    );
     const notOpen = await local.request('POST', '/api/editor/close', { path: 'a.txt' });
     assert.equal(notOpen.status, 404);
   });

@@ -87,7 +87,11 @@ describe('saving when the disk fails', () => {
     fs.mkdirSync(path.join(local.workspace, 'doc.txt'));
     assertRefused(await local.request('POST', '/api/editor/save', { overwrite: true }), 400, 'NOT_A_FILE', 'save over a folder');
     assert.deepEqual(fs.readdirSync(path.join(local.workspace, 'doc.txt')), []);
-    assert.deepEqual(fs.readdirSync(local.workspace).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left');
+    assert.deepEqual(
+      fs.readdirSync(local.workspace).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
   });
 
   it('a folder replaced by a file: 400 NOT_A_FOLDER', async (t) => {

@@ -68,7 +68,12 @@ describe('protected paths through the editor', () => {
 
   it('treats .loom, a symlink into .git and the gitdir of a .git file the same way', async (t) => {
     const { local } = await repository(t);
-    for (const [target, key] of [['.loom/extensions/trusted.js', '.loom/extensions/trusted.js'], ['cfg', '.git/config'], ['store/config', 'store/config'], ['.GIT/config', '.git/config']]) {
+    for (const [target, key] of [
+      ['.loom/extensions/trusted.js', '.loom/extensions/trusted.js'],
+      ['cfg', '.git/config'],
+      ['store/config', 'store/config'],
+      ['.GIT/config', '.git/config'],
+    ]) {
       const opened = await local.request('POST', '/api/editor/open', { path: target });
       if (target === '.GIT/config' && opened.status === 404) continue; // a case-sensitive file system: no such file
       assert.equal(opened.status, 200, target);

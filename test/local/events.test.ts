@@ -26,8 +26,14 @@ describe('event stream', () => {
     for (const path of ['a.txt', 'b.txt', 'a.txt']) await local.request('POST', '/api/editor/open', { path });
     await waitFor(() => clients.every((c) => c.messages.length >= 4));
     for (const { messages } of clients) {
-      assert.deepEqual(messages.map((m) => m.type), ['hello', 'file:open', 'file:open', 'file:open']);
-      assert.deepEqual(messages.slice(1).map((m) => m.seq), [1, 2, 3]);
+      assert.deepEqual(
+        messages.map((m) => m.type),
+        ['hello', 'file:open', 'file:open', 'file:open'],
+      );
+      assert.deepEqual(
+        messages.slice(1).map((m) => m.seq),
+        [1, 2, 3],
+      );
       assert.deepEqual(Object.keys(messages[1]).sort(), ['data', 'seq', 'time', 'type']);
     }
   });
@@ -56,7 +62,10 @@ describe('event stream', () => {
     assert.equal(reader.messages.length, total + 1, 'the reading client got every event');
     assert.equal(stalled.messages.length, 1, 'the stalled client read nothing but its hello');
     const seqs = reader.messages.slice(1).map((m) => m.seq);
-    assert.deepEqual(seqs, Array.from({ length: total }, (_, i) => i + 1));
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: total }, (_, i) => i + 1),
+    );
     // ~12 MB was emitted: the stalled client had most of it dropped, and what waits for it stays
     // near the bound (plus one message, and what the kernel's socket buffers took).
     assert.ok(local.eventStream.dropped() > total / 2, `dropped ${local.eventStream.dropped()}`);

@@ -74,7 +74,10 @@ describe('settings.json file modes', { skip }, () => {
     const log = captureLog();
     const local = await startLocal(loadConfig({ env: {}, configFile }), undefined, { logDestination: log });
     await local.close();
-    const warnings = log.lines().filter((line) => line.level === 40).map((line) => line.msg);
+    const warnings = log
+      .lines()
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg);
     assert.deepEqual(warnings, [
       `${configDir} was 0755, open to other users; it is now 0700`,
       `${path.join(configDir, 'settings.json')} was 0644, open to other users; it is now 0600`,

@@ -26,7 +26,15 @@ import { startTestLocal, type TestLocal } from '../support/local.ts';
 const TOKEN = 'loom_fuzz_token_0123456789abcdefghijklmnop';
 /** Distinct limits, so that an answer shows which budget it was counted against. */
 const LIMITS: LocalLimits = { aiComplete: 50_000, default: 100_000 };
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_SYSTEM: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@x' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_SYSTEM: '/dev/null',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@x',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@x',
+};
 
 /**
  * A sandbox holding the workspace (a git repository with a few files, a folder, a symlink loop,
@@ -101,7 +109,22 @@ const PATHS = fc.oneof(
   { weight: 1, arbitrary: awkwardText.filter((text) => text.length > 0) },
 );
 
-const REFS = fc.constantFrom('origin', 'main', 'HEAD', 'refs/heads/main', '-rf', '--upload-pack=touch /tmp/pwned', 'a..b', 'x y', '@{-1}', 'ext::sh -c touch% /tmp/pwned', 'ü', 'main.lock', 'a/', '.hidden');
+const REFS = fc.constantFrom(
+  'origin',
+  'main',
+  'HEAD',
+  'refs/heads/main',
+  '-rf',
+  '--upload-pack=touch /tmp/pwned',
+  'a..b',
+  'x y',
+  '@{-1}',
+  'ext::sh -c touch% /tmp/pwned',
+  'ü',
+  'main.lock',
+  'a/',
+  '.hidden',
+);
 
 describe('local API fuzz', () => {
   let local: TestLocal;
@@ -136,10 +159,16 @@ describe('local API fuzz', () => {
     };
     walk(sandbox);
     const git = path.join(workspace, '.git');
-    const read = (file: string) => (fs.existsSync(path.join(git, file)) ? createHash('sha256').update(fs.readFileSync(path.join(git, file))).digest('hex') : 'none');
+    const read = (file: string) =>
+      fs.existsSync(path.join(git, file))
+        ? createHash('sha256')
+            .update(fs.readFileSync(path.join(git, file)))
+            .digest('hex')
+        : 'none';
     const head = fs.readFileSync(path.join(git, 'HEAD'), 'utf8').trim();
     const ref = /^ref: (.+)$/.exec(head)?.[1];
-    parts['git HEAD'] = `${head} ${ref && fs.existsSync(path.join(git, ref)) ? fs.readFileSync(path.join(git, ref), 'utf8').trim() : ''} ${read('packed-refs')}`;
+    parts['git HEAD'] =
+      `${head} ${ref && fs.existsSync(path.join(git, ref)) ? fs.readFileSync(path.join(git, ref), 'utf8').trim() : ''} ${read('packed-refs')}`;
     parts['git index'] = indexEntries(path.join(git, 'index'));
     parts['git config'] = read('config');
     parts['open documents'] = (await local.request('GET', '/api/editor/documents')).text;
@@ -189,7 +218,10 @@ describe('local API fuzz', () => {
           model: fc.constantFrom('builtin', 'gguf', 'openai', 'gpt-9'),
         },
       },
-      checker: new ResponseChecker({ api: 'local', rateLimitOf: (route) => LIMITS[(route.limit ?? 'default') as keyof LocalLimits] ?? DEFAULT_LOCAL_LIMITS.default }),
+      checker: new ResponseChecker({
+        api: 'local',
+        rateLimitOf: (route) => LIMITS[(route.limit ?? 'default') as keyof LocalLimits] ?? DEFAULT_LOCAL_LIMITS.default,
+      }),
       snapshot,
       runs: options.runs,
       malformed: options.malformed,

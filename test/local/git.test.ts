@@ -12,7 +12,15 @@ import { captureLog } from '../support/log-lines.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_SYSTEM: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@x' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_SYSTEM: '/dev/null',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@x',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@x',
+};
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
@@ -49,7 +57,10 @@ describe('git through the local API', () => {
     assert.equal(status.status, 200);
     assert.equal(status.json.branch, 'main');
     assert.equal(status.json.clean, false);
-    assert.deepEqual(status.json.files.map((f: { path: string }) => f.path), ['new file.txt']);
+    assert.deepEqual(
+      status.json.files.map((f: { path: string }) => f.path),
+      ['new file.txt'],
+    );
     const branches = await local.request('GET', '/api/git/branches');
     assert.equal(branches.json.current, 'main');
     assert.ok(branches.json.remotes.some((r: { name: string }) => r.name === 'origin/main'));
@@ -121,7 +132,11 @@ describe('git through the local API', () => {
   it('refuses git in a workspace that is not a repository with 409 NOT_A_REPOSITORY', async (t) => {
     const local = await startTestLocal({ workspace: tempDir(t, 'plain') });
     t.after(() => local.close());
-    for (const [method, route] of [['GET', '/api/git/status'], ['GET', '/api/git/branches'], ['POST', '/api/git/pull']] as const) {
+    for (const [method, route] of [
+      ['GET', '/api/git/status'],
+      ['GET', '/api/git/branches'],
+      ['POST', '/api/git/pull'],
+    ] as const) {
       const res = await local.request(method, route, method === 'POST' ? {} : undefined);
       assert.equal(res.status, 409, route);
       assert.equal(res.json.error.code, 'NOT_A_REPOSITORY');

@@ -44,7 +44,9 @@ describe('local server guard', () => {
     ['another scheme', 'Basic dXNlcjpwYXNz'],
   ] as const) {
     it(`refuses ${label} with 401 UNAUTHORIZED in the local envelope`, async () => {
-      const res = await local.request('GET', '/api/health', undefined, { authorization: authorization === 'Bearer x' ? `Bearer ${local.token().slice(0, -1)}x` : authorization });
+      const res = await local.request('GET', '/api/health', undefined, {
+        authorization: authorization === 'Bearer x' ? `Bearer ${local.token().slice(0, -1)}x` : authorization,
+      });
       assert.equal(res.status, 401);
       assert.equal(res.json.error.code, 'UNAUTHORIZED');
       assert.equal(typeof res.json.error.message, 'string');

@@ -138,6 +138,9 @@ describe('the local server log', () => {
     for (const line of log.text()) assert.doesNotMatch(line, /Bearer |ticket=/);
     const requests = requestLines(log.lines());
     assert.ok(requests.length >= 8, `one line per request (${requests.length})`);
-    assert.ok(requests.some((line) => line.route === '/events'), 'the event stream upgrades are logged by their route');
+    assert.ok(
+      requests.some((line) => line.route === '/events'),
+      'the event stream upgrades are logged by their route',
+    );
   });
 });

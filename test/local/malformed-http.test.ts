@@ -34,14 +34,29 @@ describe('malformed HTTP on the local server', () => {
     ['HTTP/1.0 without Host', () => `GET /api/health HTTP/1.0\r\n${auth}\r\n`, 403, 'FORBIDDEN'],
     ['two Host headers', () => `GET /api/health HTTP/1.1\r\n${host}Host: evil.example\r\n${auth}${close}\r\n`, 400, 'BAD_REQUEST'],
     ['an absolute-form target naming another host', () => `GET http://evil.example/api/health HTTP/1.1\r\n${host}${auth}${close}\r\n`, 400, 'BAD_REQUEST'],
-    ['Expect: 200-ok', () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Expect: 200-ok\r\nContent-Length: 0\r\n${close}\r\n`, 417, 'EXPECTATION_FAILED'],
+    [
+      'Expect: 200-ok',
+      () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Expect: 200-ok\r\nContent-Length: 0\r\n${close}\r\n`,
+      417,
+      'EXPECTATION_FAILED',
+    ],
     ['CONNECT', () => `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`, 405, 'METHOD_NOT_ALLOWED'],
     ['OPTIONS', () => `OPTIONS /api/health HTTP/1.1\r\n${host}${auth}${close}\r\n`, 405, 'METHOD_NOT_ALLOWED'],
     ['TRACE', () => `TRACE /api/health HTTP/1.1\r\n${host}${auth}${close}\r\n`, 405, 'METHOD_NOT_ALLOWED'],
     ['PROPFIND', () => `PROPFIND /api/health HTTP/1.1\r\n${host}${auth}${close}\r\n`, 405, 'METHOD_NOT_ALLOWED'],
     ['a method HTTP does not know', () => `BREW /api/health HTTP/1.1\r\n${host}${auth}${close}\r\n`, 400, 'BAD_REQUEST'],
-    ['two Content-Length headers', () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc`, 400, 'BAD_REQUEST'],
-    ['a broken chunked body', () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`, 400, 'BAD_REQUEST'],
+    [
+      'two Content-Length headers',
+      () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc`,
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'a broken chunked body',
+      () => `POST /api/events/ticket HTTP/1.1\r\n${host}${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`,
+      400,
+      'BAD_REQUEST',
+    ],
     ['an unknown route', () => `GET /api/nothing HTTP/1.1\r\n${host}${auth}${close}\r\n`, 404, 'NOT_FOUND'],
   ];
   for (const [label, request, status, code] of cases) {
@@ -70,7 +85,10 @@ describe('malformed HTTP on the local server', () => {
 
   it('closes the connection of a refused request at once, without waiting for the rest of its body', async () => {
     // No token, a body announced but never sent, no Connection: close: the server still ends it.
-    const responses = await sendRawBytes(local.port, `POST /api/editor/save HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"pa`);
+    const responses = await sendRawBytes(
+      local.port,
+      `POST /api/editor/save HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"pa`,
+    );
     assert.equal(responses.length, 1);
     assert.equal(responses[0]!.status, 401);
     assert.equal(responses[0]!.headers.connection, 'close');

@@ -36,7 +36,10 @@ describe('the local OpenAPI document', () => {
   it('describes every route of the table, and nothing else, in OpenAPI 3.1', () => {
     assert.equal(document.openapi, '3.1.0');
     assert.equal(document.info.version, LOOM_VERSION);
-    assert.deepEqual(document.servers.map((server: Json) => server.url), [`http://127.0.0.1:${local.port}`]);
+    assert.deepEqual(
+      document.servers.map((server: Json) => server.url),
+      [`http://127.0.0.1:${local.port}`],
+    );
     const found = Object.entries<Json>(document.paths).flatMap(([path, methods]) =>
       Object.entries<Json>(methods).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
     );
@@ -44,7 +47,7 @@ describe('the local OpenAPI document', () => {
     assert.deepEqual(unresolvedRefs(document), []);
   });
 
-  it("gives each route its security, budget, events, input and every error code it may answer", () => {
+  it('gives each route its security, budget, events, input and every error code it may answer', () => {
     for (const route of routes) {
       const operation = document.paths[openApiPath(route)][route.method.toLowerCase()];
       const label = route.id;

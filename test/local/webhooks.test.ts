@@ -42,7 +42,9 @@ describe('webhooks from settings', () => {
     assert.equal(body.type, 'file:save');
     assert.equal(body.data.path, 'a.txt');
 
-    await waitFor(async () => (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries.every((d: { status: string }) => d.status === 'delivered'));
+    await waitFor(async () =>
+      (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries.every((d: { status: string }) => d.status === 'delivered'),
+    );
     const log = (await local.request('GET', '/api/webhooks/deliveries')).json.deliveries;
     assert.equal(log.length, 2);
     assert.ok(!JSON.stringify(log).includes(SECRET.slice(6)), 'no secret in the log');
@@ -52,7 +54,10 @@ describe('webhooks from settings', () => {
     const receiver = await startReceiver(t);
     let calls = 0;
     receiver.reply = () => (++calls === 1 ? { status: 503 } : { status: 200 });
-    const local = await startTestLocal({ files: { 'a.txt': 'x' }, settings: { apiToken: token, webhooks: [{ url: receiver.url, events: ['*'], secret: SECRET }] } });
+    const local = await startTestLocal({
+      files: { 'a.txt': 'x' },
+      settings: { apiToken: token, webhooks: [{ url: receiver.url, events: ['*'], secret: SECRET }] },
+    });
     t.after(() => local.close());
     await local.request('POST', '/api/editor/open', { path: 'a.txt' });
     // Until the failed attempt is recorded, the delivery is leased to it and not due again.

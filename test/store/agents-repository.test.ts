@@ -36,10 +36,26 @@ for (const dialect of STORE_DIALECTS) {
       for (const n of [1, 2, 3]) await agentTasks.create(task(n));
       assert.deepEqual(await agentTasks.get('task_2'), task(2));
       assert.equal(await agentTasks.get('task_9'), undefined);
-      await agentTasks.update('task_2', { status: 'completed', reason: 'done', endedAt: '2026-01-01T00:01:00.000Z', steps: 3, tokens: 3_000_000_000, summary: 'Renamed.' });
-      assert.deepEqual(await agentTasks.get('task_2'), task(2, { status: 'completed', reason: 'done', endedAt: '2026-01-01T00:01:00.000Z', steps: 3, tokens: 3_000_000_000, summary: 'Renamed.' }));
-      assert.deepEqual((await agentTasks.list({ limit: 2 })).map((record) => record.id), ['task_3', 'task_2']);
-      assert.deepEqual((await agentTasks.list({ limit: 2, before: 'task_2' })).map((record) => record.id), ['task_1']);
+      await agentTasks.update('task_2', {
+        status: 'completed',
+        reason: 'done',
+        endedAt: '2026-01-01T00:01:00.000Z',
+        steps: 3,
+        tokens: 3_000_000_000,
+        summary: 'Renamed.',
+      });
+      assert.deepEqual(
+        await agentTasks.get('task_2'),
+        task(2, { status: 'completed', reason: 'done', endedAt: '2026-01-01T00:01:00.000Z', steps: 3, tokens: 3_000_000_000, summary: 'Renamed.' }),
+      );
+      assert.deepEqual(
+        (await agentTasks.list({ limit: 2 })).map((record) => record.id),
+        ['task_3', 'task_2'],
+      );
+      assert.deepEqual(
+        (await agentTasks.list({ limit: 2, before: 'task_2' })).map((record) => record.id),
+        ['task_1'],
+      );
       await assert.rejects(agentTasks.list({ limit: 2, before: 'task_9' }), { code: 'not_found' });
     });
 
@@ -50,8 +66,27 @@ for (const dialect of STORE_DIALECTS) {
       await agentTasks.create(task(1));
       const steps: AgentStep[] = [
         { index: 1, kind: 'model', turn: 1, at: '2026-01-01T00:00:01.000Z', text: 'Reading it.', tokens: { prompt: 900, completion: 20 }, durationMs: 1200 },
-        { index: 2, kind: 'tool', turn: 1, at: '2026-01-01T00:00:02.000Z', tool: 'read_file', arguments: '{"path":"src/a.ts"}', ok: true, text: 'src/a.ts (1 lines):\n1\tx' },
-        { index: 3, kind: 'tool', turn: 2, at: '2026-01-01T00:00:03.000Z', tool: 'edit_file', arguments: '{}', ok: true, text: 'applied', diff: '--- a/x\n+++ b/x\n' },
+        {
+          index: 2,
+          kind: 'tool',
+          turn: 1,
+          at: '2026-01-01T00:00:02.000Z',
+          tool: 'read_file',
+          arguments: '{"path":"src/a.ts"}',
+          ok: true,
+          text: 'src/a.ts (1 lines):\n1\tx',
+        },
+        {
+          index: 3,
+          kind: 'tool',
+          turn: 2,
+          at: '2026-01-01T00:00:03.000Z',
+          tool: 'edit_file',
+          arguments: '{}',
+          ok: true,
+          text: 'applied',
+          diff: '--- a/x\n+++ b/x\n',
+        },
         { index: 4, kind: 'notice', turn: 2, at: '2026-01-01T00:00:04.000Z', text: 'Try something else.' },
       ];
       await agentTasks.addSteps('task_1', steps.slice(0, 1), { steps: 1, tokens: 920, summary: 'Reading it.' });
@@ -79,7 +114,10 @@ for (const dialect of STORE_DIALECTS) {
         { id: 2, path: 'src/new.ts', origin: null, before: null, after: '' },
       ]);
       await agentTasks.deleteChange('task_1', 2);
-      assert.deepEqual((await agentTasks.changes('task_1')).map((entry) => entry.id), [1]);
+      assert.deepEqual(
+        (await agentTasks.changes('task_1')).map((entry) => entry.id),
+        [1],
+      );
       assert.equal((await agentTasks.changes('task_2')).length, 1);
     });
 

@@ -48,7 +48,6 @@ const DIALECTS: DialectUnderTest[] = [
   },
 ];
 
-
 function record(n: number, overrides: Partial<FeedbackRecord> = {}): FeedbackRecord {
   return {
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
@@ -131,8 +130,7 @@ for (const dialect of DIALECTS) {
       if (!options) return;
       const store = await open(t, options);
       for (let n = 1; n <= 5; n++) await store.feedback.add(record(n));
-      const ids = async (page: { limit: number; before?: string }) =>
-        (await store.feedback.list(page)).map((r) => r.name);
+      const ids = async (page: { limit: number; before?: string }) => (await store.feedback.list(page)).map((r) => r.name);
 
       assert.deepEqual(await ids({ limit: 2 }), ['Person 5', 'Person 4']);
       assert.deepEqual(await ids({ limit: 2, before: record(4).id }), ['Person 3', 'Person 2']);
@@ -148,10 +146,7 @@ for (const dialect of DIALECTS) {
       const store = await open(t, options);
       const clock = new ManualClock(Date.UTC(2026, 1, 28, 23, 59, 59, 987));
       const service = new FeedbackService(store.feedback, clock);
-      const submitted = await service.submit(
-        { name: 'Ada', email: 'ada@example.com', subject: 'Clock', message: 'What time is it?' },
-        { ip: '127.0.0.1' },
-      );
+      const submitted = await service.submit({ name: 'Ada', email: 'ada@example.com', subject: 'Clock', message: 'What time is it?' }, { ip: '127.0.0.1' });
       await store.feedback.add(record(9, { createdAt: '1999-12-31T23:59:59.999Z' }));
 
       const [older, newer] = (await service.list()).reverse();

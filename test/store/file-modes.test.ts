@@ -91,7 +91,10 @@ describe('SQLite file modes', { skip }, () => {
     const log = captureLog();
     const hosted = await startHosted(loadConfig({ env: {}, configFile }), undefined, { logDestination: log });
     await hosted.close();
-    const warnings = log.lines().filter((line) => line.level === 40).map((line) => line.msg);
+    const warnings = log
+      .lines()
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg);
     assert.deepEqual(warnings, [
       `${dataDir} was 0755, open to other users; it is now 0700`,
       `${path.join(dataDir, 'loom.db')} was 0644, open to other users; it is now 0600`,

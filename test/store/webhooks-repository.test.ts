@@ -38,17 +38,35 @@ for (const dialect of STORE_DIALECTS) {
       );
       assert.deepEqual(
         { ...claimed[0]!, attempts: 0, claimToken: '' },
-        { id: delivery(1).id, url: delivery(1).url, eventType: 'git:commit', payload: delivery(1).payload, createdAt: delivery(1).createdAt, attempts: 0, claimToken: '' },
+        {
+          id: delivery(1).id,
+          url: delivery(1).url,
+          eventType: 'git:commit',
+          payload: delivery(1).payload,
+          createdAt: delivery(1).createdAt,
+          attempts: 0,
+          claimToken: '',
+        },
       );
       // Leased: nothing more to claim now; the next due time is the earlier of lease end and row 2.
       assert.deepEqual(await store.webhooks.claimDue({ now: T0 + 5, leaseUntil: T0 + 60_000, limit: 10, claimToken: 'w2' }), []);
       assert.equal(await store.webhooks.nextDueAt(), T0 + 60_000);
 
-      assert.equal(await store.webhooks.complete(delivery(1).id, 'w2', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0 + 6).toISOString() }), false, 'wrong token');
-      assert.equal(await store.webhooks.complete(delivery(1).id, 'w1', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0 + 6).toISOString() }), true);
+      assert.equal(
+        await store.webhooks.complete(delivery(1).id, 'w2', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0 + 6).toISOString() }),
+        false,
+        'wrong token',
+      );
+      assert.equal(
+        await store.webhooks.complete(delivery(1).id, 'w1', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0 + 6).toISOString() }),
+        true,
+      );
       assert.equal(await store.webhooks.complete(delivery(1).id, 'w1', { status: 'failed', lastError: 'x' }), false, 'finished rows stay finished');
       const retryAt = T0 + 5 * 60_000;
-      assert.equal(await store.webhooks.complete(delivery(3).id, 'w1', { status: 'pending', nextAttemptAt: retryAt, lastStatus: 503, lastError: 'HTTP 503' }), true);
+      assert.equal(
+        await store.webhooks.complete(delivery(3).id, 'w1', { status: 'pending', nextAttemptAt: retryAt, lastStatus: 503, lastError: 'HTTP 503' }),
+        true,
+      );
       assert.equal(await store.webhooks.nextDueAt(), retryAt);
 
       // Newest first is insertion order reversed: 3, 1, 2 were inserted in that order.
@@ -128,7 +146,10 @@ for (const dialect of STORE_DIALECTS) {
       const [again] = await store.webhooks.claimDue({ now: T0 + 100, leaseUntil: T0 + 200, limit: 1, claimToken: 'next' });
       assert.equal(again!.attempts, 2);
       assert.equal(await store.webhooks.complete(delivery(1).id, 'dead', { status: 'delivered', lastStatus: 200, deliveredAt: 'x' }), false);
-      assert.equal(await store.webhooks.complete(delivery(1).id, 'next', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0).toISOString() }), true);
+      assert.equal(
+        await store.webhooks.complete(delivery(1).id, 'next', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0).toISOString() }),
+        true,
+      );
     });
 
     it('gives a leased row back unattempted on release', async (t) => {
@@ -154,9 +175,7 @@ for (const dialect of STORE_DIALECTS) {
       const rows = Array.from({ length: 60 }, (_, i) => delivery(i + 1, { nextAttemptAt: T0 }));
       await first.webhooks.enqueue(rows);
       const claims = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          (i % 2 ? first : second).webhooks.claimDue({ now: T0, leaseUntil: T0 + 60_000, limit: 7, claimToken: `w${i}` }),
-        ),
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? first : second).webhooks.claimDue({ now: T0, leaseUntil: T0 + 60_000, limit: 7, claimToken: `w${i}` })),
       );
       const ids = claims.flat().map((c) => c.id);
       assert.equal(new Set(ids).size, ids.length, 'a row was claimed twice');
@@ -192,7 +211,10 @@ for (const dialect of STORE_DIALECTS) {
       await store.webhooks.complete(delivery(1).id, 'w', { status: 'delivered', lastStatus: 200, deliveredAt: new Date(T0).toISOString() });
       assert.equal(await store.webhooks.prune(new Date(T0 + 1).toISOString()), 0, 'created at T0+1 is not before T0+1');
       assert.equal(await store.webhooks.prune(new Date(T0 + 10).toISOString()), 1);
-      assert.deepEqual((await store.webhooks.list({ limit: 10 })).map((e) => e.id), [delivery(3).id, delivery(2).id]);
+      assert.deepEqual(
+        (await store.webhooks.list({ limit: 10 })).map((e) => e.id),
+        [delivery(3).id, delivery(2).id],
+      );
     });
 
     it('records disabled endpoints, replaces them, enables them', async (t) => {
@@ -202,7 +224,12 @@ for (const dialect of STORE_DIALECTS) {
       const url = 'https://hooks.example.com/gone';
       assert.equal(await store.webhooks.getDisabledEndpoint(url), undefined);
       await store.webhooks.disableEndpoint({ url, secretFingerprint: 'fp1', disabledAt: new Date(T0).toISOString(), reason: '410 Gone in answer to msg_1' });
-      await store.webhooks.disableEndpoint({ url, secretFingerprint: 'fp2', disabledAt: new Date(T0 + 1).toISOString(), reason: '410 Gone in answer to msg_2' });
+      await store.webhooks.disableEndpoint({
+        url,
+        secretFingerprint: 'fp2',
+        disabledAt: new Date(T0 + 1).toISOString(),
+        reason: '410 Gone in answer to msg_2',
+      });
       await store.webhooks.disableEndpoint({ url: `${url}/2`, secretFingerprint: 'fp3', disabledAt: new Date(T0 + 2).toISOString(), reason: 'r' });
       assert.deepEqual(await store.webhooks.getDisabledEndpoint(url), {
         url,
@@ -210,10 +237,16 @@ for (const dialect of STORE_DIALECTS) {
         disabledAt: new Date(T0 + 1).toISOString(),
         reason: '410 Gone in answer to msg_2',
       });
-      assert.deepEqual((await store.webhooks.listDisabledEndpoints()).map((d) => d.url), [url, `${url}/2`]);
+      assert.deepEqual(
+        (await store.webhooks.listDisabledEndpoints()).map((d) => d.url),
+        [url, `${url}/2`],
+      );
       assert.equal(await store.webhooks.enableEndpoint(url), true);
       assert.equal(await store.webhooks.enableEndpoint(url), false);
-      assert.deepEqual((await store.webhooks.listDisabledEndpoints()).map((d) => d.url), [`${url}/2`]);
+      assert.deepEqual(
+        (await store.webhooks.listDisabledEndpoints()).map((d) => d.url),
+        [`${url}/2`],
+      );
     });
 
     it('keeps its rows across reopening, with epoch-ms times exact past 2^32', async (t) => {

@@ -110,6 +110,9 @@ export async function startFakeCodeHost(): Promise<FakeCodeHost> {
 function readBody(request: http.IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
-    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(body));
+    request
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (body += chunk))
+      .on('end', () => resolve(body));
   });
 }

@@ -18,7 +18,12 @@ export interface TestLocal extends RunningLocal {
   /** Writes a file into the workspace. */
   write(relative: string, text: string): string;
   /** A request with the token (unless `headers.authorization` is given as ''), via node:http so Host can be set. */
-  request(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any; text: string }>;
+  request(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any; text: string }>;
 }
 
 export interface TestLocalOptions {
@@ -78,15 +83,18 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
       return new Promise((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port: local.port, method, path: route, headers: allHeaders }, (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => {
-            let json: unknown;
-            try {
-              json = JSON.parse(text);
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, json, text });
-          });
+          res
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => (text += chunk))
+            .on('end', () => {
+              let json: unknown;
+              try {
+                json = JSON.parse(text);
+              } catch {
+                json = undefined;
+              }
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, json, text });
+            });
         });
         req.on('error', reject);
         req.end(payload);

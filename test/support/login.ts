@@ -52,4 +52,3 @@ export async function browse(start: URL): Promise<{ callback: URL; page: Respons
   }
   throw new Error('too many redirects');
 }
-

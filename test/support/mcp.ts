@@ -33,7 +33,10 @@ export function postMcp(baseUrl: string, message: unknown, headers: Record<strin
 }
 
 /** The SDK's client, connected to `${baseUrl}/mcp`, sending `token` as a bearer token when given. */
-export async function connectMcp(baseUrl: string, options: { token?: string; authProvider?: OAuthClientProvider } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectMcp(
+  baseUrl: string,
+  options: { token?: string; authProvider?: OAuthClientProvider } = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     authProvider: options.authProvider,
     requestInit: options.token ? { headers: { authorization: `Bearer ${options.token}` } } : undefined,
@@ -101,6 +104,9 @@ export async function mcpTokens(hosted: TestHosted, scope: string, cookie?: stri
 
 /** The hidden fields of the consent page's form, unescaped. */
 export function consentFields(html: string): Record<string, string> {
-  const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!);
-  return Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name, value]) => [unescape(name!), unescape(value!)]));
+  const unescape = (text: string) =>
+    text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!);
+  return Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name, value]) => [unescape(name!), unescape(value!)]),
+  );
 }

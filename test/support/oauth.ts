@@ -11,17 +11,7 @@ import type { TestHosted } from './hosted.ts';
 export const FORM = 'application/x-www-form-urlencoded';
 
 /** The nine scopes of docs/auth.md's "Scopes", written out by hand. */
-export const INTERFACE_SCOPES = [
-  'openid',
-  'profile',
-  'email',
-  'read:downloads',
-  'read:models',
-  'read:health',
-  'write:feedback',
-  'write:composer',
-  'read:tab',
-];
+export const INTERFACE_SCOPES = ['openid', 'profile', 'email', 'read:downloads', 'read:models', 'read:health', 'write:feedback', 'write:composer', 'read:tab'];
 export const CLIENT_CREDENTIALS_ONLY = ['read:downloads', 'read:models', 'read:health', 'write:feedback'];
 
 export function pkce(): { verifier: string; challenge: string } {

@@ -87,7 +87,8 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
     }
     if (url.pathname === '/jwks') return send(200, { keys: [jwk] }, { 'content-type': 'application/jwk-set+json' });
     if (url.pathname === '/authorize') {
-      if (url.searchParams.get('tenant') !== 't1') return send(400, { error: 'invalid_request', error_description: 'the query of the authorization endpoint was dropped' });
+      if (url.searchParams.get('tenant') !== 't1')
+        return send(400, { error: 'invalid_request', error_description: 'the query of the authorization endpoint was dropped' });
       const code = randomBytes(10).toString('hex');
       const redirectUri = url.searchParams.get('redirect_uri')!;
       codes.set(code, { user, nonce: url.searchParams.get('nonce')!, challenge: url.searchParams.get('code_challenge')!, redirectUri });
@@ -106,7 +107,11 @@ export async function startFakeOidc(options: FakeOidcOptions = {}): Promise<Fake
       if (client.id !== clientId || client.secret !== clientSecret) return send(401, { error: 'invalid_client' });
       const pending = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
-      const verifierOk = pending && createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') === pending.challenge;
+      const verifierOk =
+        pending &&
+        createHash('sha256')
+          .update(form.get('code_verifier') ?? '')
+          .digest('base64url') === pending.challenge;
       if (!pending || !verifierOk || pending.redirectUri !== form.get('redirect_uri')) return send(400, { error: 'invalid_grant' });
       const { sub, ...profile } = pending.user;
       const idToken = await new SignJWT({ ...(claimsIn === 'id_token' ? profile : {}), nonce: forcedNonce ?? pending.nonce })

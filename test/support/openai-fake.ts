@@ -133,7 +133,9 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
       id: 'cmpl-fake',
       object: chat ? 'chat.completion.chunk' : 'text_completion',
       model: body?.model,
-      choices: [chat ? { index: 0, delta: { content: piece }, finish_reason: last ? 'stop' : null } : { index: 0, text: piece, finish_reason: last ? 'stop' : null }],
+      choices: [
+        chat ? { index: 0, delta: { content: piece }, finish_reason: last ? 'stop' : null } : { index: 0, text: piece, finish_reason: last ? 'stop' : null },
+      ],
       ...(last && behaviour.usageTokens !== undefined ? { usage: { completion_tokens: behaviour.usageTokens } } : {}),
     });
 
@@ -141,7 +143,9 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
       return json(200, {
         id: 'cmpl-fake',
         model: body?.model,
-        choices: [chat ? { index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' } : { index: 0, text: answer, finish_reason: 'stop' }],
+        choices: [
+          chat ? { index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' } : { index: 0, text: answer, finish_reason: 'stop' },
+        ],
         ...(behaviour.usageTokens !== undefined ? { usage: { completion_tokens: behaviour.usageTokens } } : {}),
       });
     }
@@ -304,7 +308,12 @@ export class ChatScript {
 
   /** @internal Whether the script answers this request (something queued, or a refusal that applies). */
   answers(body: any): boolean {
-    return this.turns.length > 0 || this.responder !== undefined || (this.refusal !== undefined && Array.isArray(body?.tools)) || (this.streamOptionsRefused && body?.stream_options !== undefined);
+    return (
+      this.turns.length > 0 ||
+      this.responder !== undefined ||
+      (this.refusal !== undefined && Array.isArray(body?.tools)) ||
+      (this.streamOptionsRefused && body?.stream_options !== undefined)
+    );
   }
 
   /** @internal */
@@ -318,7 +327,11 @@ export class ChatScript {
     const turn = this.turns.shift() ?? this.responder!(body);
     if (turn.kind === 'error') return error(turn.status, turn.message);
 
-    const usage = turn.usage && { prompt_tokens: turn.usage.prompt, completion_tokens: turn.usage.completion, total_tokens: turn.usage.prompt + turn.usage.completion };
+    const usage = turn.usage && {
+      prompt_tokens: turn.usage.prompt,
+      completion_tokens: turn.usage.completion,
+      total_tokens: turn.usage.prompt + turn.usage.completion,
+    };
     const calls = turn.kind === 'tools' ? turn.calls : [];
     const finish = turn.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
     const text = turn.text ?? '';
@@ -327,9 +340,25 @@ export class ChatScript {
       const message = {
         role: 'assistant',
         content: text === '' && calls.length ? null : text,
-        ...(calls.length ? { tool_calls: calls.map((call) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
+        ...(calls.length
+          ? {
+              tool_calls: calls.map((call) => ({
+                ...(call.id ? { id: call.id } : {}),
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
       };
-      res.end(JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion', model: body?.model, choices: [{ index: 0, message, finish_reason: finish }], ...(usage ? { usage } : {}) }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          model: body?.model,
+          choices: [{ index: 0, message, finish_reason: finish }],
+          ...(usage ? { usage } : {}),
+        }),
+      );
       return;
     }
 
@@ -341,7 +370,12 @@ export class ChatScript {
       this.gate?.release();
       for (const resolve of this.hangUpWaiters.splice(0)) resolve();
     });
-    const chunk = (delta: object, finishReason: string | null = null) => ({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    const chunk = (delta: object, finishReason: string | null = null) => ({
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      model: body?.model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
     const events: object[] = [chunk({ role: 'assistant', content: '' })];
     const size = turn.kind === 'text' ? (turn.chunkChars ?? 5) : 5;
     for (let at = 0; at < text.length; at += size) events.push(chunk({ content: text.slice(at, at + size) }));
@@ -352,11 +386,13 @@ export class ChatScript {
         continue;
       }
       events.push(chunk({ tool_calls: [{ index, ...head, function: { name: call.name, arguments: '' } }] }));
-      for (let at = 0; at < call.arguments.length; at += 7) events.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(at, at + 7) } }] }));
+      for (let at = 0; at < call.arguments.length; at += 7)
+        events.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(at, at + 7) } }] }));
     }
     events.push(chunk({}, finish));
     // OpenAI's usage chunk: no choices, only when asked for.
-    if (usage && body?.stream_options?.include_usage) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [], usage });
+    if (usage && body?.stream_options?.include_usage)
+      events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [], usage });
 
     for (const [i, event] of events.entries()) {
       if (res.destroyed) return;

@@ -9,7 +9,10 @@ export function unresolvedRefs(document: Json): string[] {
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') {
-        const target = value.replace(/^#\//, '').split('/').reduce<any>((at, part) => at?.[part], document);
+        const target = value
+          .replace(/^#\//, '')
+          .split('/')
+          .reduce<any>((at, part) => at?.[part], document);
         if (target === undefined) missing.push(value);
       } else visit(value);
     }

@@ -50,7 +50,10 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs = 15_000): 
       if (error) reject(error);
       else resolve(response!);
     };
-    const timer = setTimeout(() => finish(new Error(`no complete answer within ${timeoutMs} ms to ${request.method} ${request.target.slice(0, 200)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no complete answer within ${timeoutMs} ms to ${request.method} ${request.target.slice(0, 200)}`)),
+      timeoutMs,
+    );
     // No half-close after the request: Node's server takes a client's FIN as the client going away.
     socket.on('connect', () => socket.write(bytes));
     socket.on('data', (chunk) => {
@@ -60,7 +63,14 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs = 15_000): 
     });
     socket.on('end', () => {
       const response = parseResponse(Buffer.concat(chunks), head, true);
-      finish(response ? undefined : new Error(`the connection closed without a complete answer (${chunks.length ? 'partial' : 'no'} bytes) to ${request.method} ${request.target.slice(0, 200)}`), response);
+      finish(
+        response
+          ? undefined
+          : new Error(
+              `the connection closed without a complete answer (${chunks.length ? 'partial' : 'no'} bytes) to ${request.method} ${request.target.slice(0, 200)}`,
+            ),
+        response,
+      );
     });
     // A server may reset the connection after answering a request it refused while the body
     // was still being written: what arrived before counts.

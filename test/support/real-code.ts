@@ -59,7 +59,10 @@ export function lineCursors(text: string): LineCursor[] {
 }
 
 /** How often a completer suggests, and how often what it suggests starts the true rest of the line. */
-export async function scoreCompletions(cursors: LineCursor[], complete: (cursor: LineCursor) => Promise<string>): Promise<{ triggered: number; precision: number; meanLength: number }> {
+export async function scoreCompletions(
+  cursors: LineCursor[],
+  complete: (cursor: LineCursor) => Promise<string>,
+): Promise<{ triggered: number; precision: number; meanLength: number }> {
   let suggested = 0;
   let right = 0;
   let length = 0;

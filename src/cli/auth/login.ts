@@ -68,7 +68,12 @@ export async function login(options: LoginOptions): Promise<ServerCredentials> {
           // Not ours (a stale tab, another attempt, a forged link): refuse it and keep waiting,
           // so a stray request can neither sign us in nor cancel the real sign-in.
           log('Refused a callback whose state does not match this sign-in; still waiting.');
-          page(response, 400, 'Sign-in refused', 'This answer does not belong to the sign-in that loom login is waiting for (state mismatch). Start again from the terminal.');
+          page(
+            response,
+            400,
+            'Sign-in refused',
+            'This answer does not belong to the sign-in that loom login is waiting for (state mismatch). Start again from the terminal.',
+          );
           return;
         }
         finished = true;

@@ -27,41 +27,51 @@ export function clientsCommand(): Command {
   const add = new Command('add')
     .description('register a client; a confidential one gets a secret, shown once')
     .requiredOption('--name <name>', 'a name for people (1 to 100 characters)')
-    .option('--grant <grants>', `grant types, repeatable or comma-separated: ${GRANT_TYPES.join(', ')} (default: authorization_code,refresh_token with --redirect-uri or --public, else client_credentials)`, listOption)
+    .option(
+      '--grant <grants>',
+      `grant types, repeatable or comma-separated: ${GRANT_TYPES.join(', ')} (default: authorization_code,refresh_token with --redirect-uri or --public, else client_credentials)`,
+      listOption,
+    )
     .option('--redirect-uri <uri>', 'an allowed redirect URI (repeatable): https, loopback http, or a private-use scheme', repeat)
     .option('--scope <scopes>', 'scopes the client may be granted, space- or comma-separated (default: every scope its grants allow)', listOption)
     .option('--public', 'a public client (no secret; PKCE): native and browser apps. Default: confidential')
     .option('--json', 'print JSON');
   addSettingOptions(add, ['dataDir']).action(
-    cliAction(async (options: { name: string; grant?: string[]; redirectUri?: string[]; scope?: string[]; public?: boolean; json?: boolean }, command: Command) => {
-      const type = options.public ? 'public' : 'confidential';
-      const redirectUris = options.redirectUri ?? [];
-      const grants = options.grant?.length ? options.grant : redirectUris.length || options.public ? ['authorization_code', 'refresh_token'] : ['client_credentials'];
-      await withRegistry(command, async (registry) => {
-        const { client, clientSecret } = await registry.register({
-          name: options.name,
-          type,
-          grantTypes: grants as GrantType[],
-          redirectUris,
-          scopes: options.scope?.length ? (options.scope as Scope[]) : undefined,
+    cliAction(
+      async (options: { name: string; grant?: string[]; redirectUri?: string[]; scope?: string[]; public?: boolean; json?: boolean }, command: Command) => {
+        const type = options.public ? 'public' : 'confidential';
+        const redirectUris = options.redirectUri ?? [];
+        const grants = options.grant?.length
+          ? options.grant
+          : redirectUris.length || options.public
+            ? ['authorization_code', 'refresh_token']
+            : ['client_credentials'];
+        await withRegistry(command, async (registry) => {
+          const { client, clientSecret } = await registry.register({
+            name: options.name,
+            type,
+            grantTypes: grants as GrantType[],
+            redirectUris,
+            scopes: options.scope?.length ? (options.scope as Scope[]) : undefined,
+          });
+          const view = { ...viewOf(client, false), ...(clientSecret ? { client_secret: clientSecret } : {}) };
+          if (options.json) {
+            const { client_id, client_secret, name, type, grant_types, redirect_uris, scopes } = view;
+            printJson({ client_id, ...(client_secret ? { client_secret } : {}), name, type, grant_types, redirect_uris, scopes });
+            return;
+          }
+          const lines = [`Registered ${client.type} client "${oneLine(client.name)}".`, `  client_id      ${client.clientId}`];
+          if (clientSecret) lines.push(`  client_secret  ${clientSecret}`);
+          lines.push(
+            `  grants         ${client.grantTypes.join(' ')}`,
+            `  scopes         ${client.scopes.join(' ')}`,
+            `  redirect URIs  ${client.redirectUris.map(oneLine).join(' ') || '(none)'}`,
+          );
+          if (clientSecret) lines.push('', 'The secret is shown only now and stored hashed: keep it somewhere safe.');
+          print(lines.join('\n') + '\n');
         });
-        const view = { ...viewOf(client, false), ...(clientSecret ? { client_secret: clientSecret } : {}) };
-        if (options.json) {
-          const { client_id, client_secret, name, type, grant_types, redirect_uris, scopes } = view;
-          printJson({ client_id, ...(client_secret ? { client_secret } : {}), name, type, grant_types, redirect_uris, scopes });
-          return;
-        }
-        const lines = [`Registered ${client.type} client "${oneLine(client.name)}".`, `  client_id      ${client.clientId}`];
-        if (clientSecret) lines.push(`  client_secret  ${clientSecret}`);
-        lines.push(
-          `  grants         ${client.grantTypes.join(' ')}`,
-          `  scopes         ${client.scopes.join(' ')}`,
-          `  redirect URIs  ${client.redirectUris.map(oneLine).join(' ') || '(none)'}`,
-        );
-        if (clientSecret) lines.push('', 'The secret is shown only now and stored hashed: keep it somewhere safe.');
-        print(lines.join('\n') + '\n');
-      });
-    }),
+      },
+    ),
   );
 
   const ls = new Command('list').description('list the clients, the built-in loom-cli first').option('--json', 'print JSON (one array)');

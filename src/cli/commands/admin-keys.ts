@@ -75,11 +75,11 @@ function isCalendarDay(day: string): boolean {
 }
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('API keys of the hosted API: bearer tokens that act for a user, like the dashboard\'s');
+  const keys = new Command('keys').description("API keys of the hosted API: bearer tokens that act for a user, like the dashboard's");
 
   const create = new Command('create')
     .description('make an API key for a user; prints the key alone on stdout (shown only now), what it is on stderr')
-    .requiredOption('--user <user>', 'a local user\'s name (loom admin users add), or any user\'s id (loom admin users list)')
+    .requiredOption('--user <user>', "a local user's name (loom admin users add), or any user's id (loom admin users list)")
     .option('--scope <scopes>', `scopes, repeatable or space- or comma-separated, from: ${API_KEY_SCOPES.join(' ')} (default: all of them)`, listOption)
     .option('--expires <when>', `when it stops working: ${EXPIRES_FORMS}; 1h to ${LONGEST}`, `${DEFAULT_KEY_DAYS}d`)
     .option('--name <name>', 'a name for people, 1 to 100 characters', DEFAULT_KEY_NAME)
@@ -90,15 +90,32 @@ export function keysCommand(): Command {
       await withStore(command, async (store, config) => {
         // A key names the server it is for (iss, aud): the one the server derives from the same settings.
         if (!config.publicUrl && config.hosted.port === 0) {
-          throw new CliError('With port 0 the server\'s address is known only once it listens: give the URL its clients use with --public-url (LOOM_PUBLIC_URL).', 2);
+          throw new CliError(
+            "With port 0 the server's address is known only once it listens: give the URL its clients use with --public-url (LOOM_PUBLIC_URL).",
+            2,
+          );
         }
         const urls = new MutableServiceUrls(publicUrlFor(config), config.authUrl);
         const user = await findUser(store, options.user);
         const identity = await createIdentity(store, { urls, providers: [], clock: systemClock });
-        const { key, record } = await identity.apiKeys.create(user.id, { name: options.name, scopes: options.scope?.length ? options.scope : undefined, expiresInSeconds });
+        const { key, record } = await identity.apiKeys.create(user.id, {
+          name: options.name,
+          scopes: options.scope?.length ? options.scope : undefined,
+          expiresInSeconds,
+        });
         const scopes = parseScope(record.scope);
         if (options.json) {
-          printJson({ id: record.id, key, userId: user.id, user: user.login, name: record.name, scopes, createdAt: record.createdAt, expiresAt: record.expiresAt, server: urls.audience });
+          printJson({
+            id: record.id,
+            key,
+            userId: user.id,
+            user: user.login,
+            name: record.name,
+            scopes,
+            createdAt: record.createdAt,
+            expiresAt: record.expiresAt,
+            server: urls.audience,
+          });
           return;
         }
         print(`${key}\n`);
@@ -115,7 +132,7 @@ export function keysCommand(): Command {
 
   const list = new Command('list')
     .description('list API keys, newest first (never the keys themselves)')
-    .option('--user <user>', 'only this user\'s: a local user\'s name or any user\'s id')
+    .option('--user <user>', "only this user's: a local user's name or any user's id")
     .option('--json', 'print JSON (one array)');
   addSettingOptions(list, ['dataDir']).action(
     cliAction(async (options: { user?: string; json?: boolean }, command: Command) => {
@@ -140,7 +157,7 @@ export function keysCommand(): Command {
     }),
   );
 
-  const revoke = new Command('revoke').description('revoke an API key: it stops working at once').argument('<id>', 'the key\'s id (loom admin keys list)');
+  const revoke = new Command('revoke').description('revoke an API key: it stops working at once').argument('<id>', "the key's id (loom admin keys list)");
   addSettingOptions(revoke, ['dataDir']).action(
     cliAction(async (id: string, _options: unknown, command: Command) => {
       await withStore(command, async (store) => {
@@ -160,7 +177,8 @@ export function keysCommand(): Command {
 /** `--user`: a local user's name (any letter case), else a user id. */
 async function findUser(store: Store, nameOrId: string): Promise<UserRecord> {
   const user = (await new LocalUsers(store.users).find(nameOrId)) ?? (UUID.test(nameOrId) ? await store.users.get(nameOrId.toLowerCase()) : undefined);
-  if (!user) throw new CliError(`no user ${JSON.stringify(nameOrId.slice(0, 60))}; loom admin users add makes a local one, loom admin users list shows them all`);
+  if (!user)
+    throw new CliError(`no user ${JSON.stringify(nameOrId.slice(0, 60))}; loom admin users add makes a local one, loom admin users list shows them all`);
   return user;
 }
 

@@ -19,7 +19,7 @@ export function agentCommand(): Command {
     .addCommand(listCommand())
     .addCommand(stepsCommand())
     .addCommand(taskCommand('cancel', 'stop a running task (it keeps the changes it applied)', 'cancelAgentTask'))
-    .addCommand(taskCommand('revert', "undo every change of a task, while the files are as it left them", 'revertAgentTask'));
+    .addCommand(taskCommand('revert', 'undo every change of a task, while the files are as it left them', 'revertAgentTask'));
 }
 
 /** Globs are taken whole (a glob may hold commas: `src/**\/*.{ts,tsx}`), repeatable. */
@@ -52,7 +52,10 @@ function runCommand(): Command {
 }
 
 function statusCommand(): Command {
-  const command = new Command('status').description("a task's status and its changes, as diffs").argument('<taskId>').option('--json', 'print the status as JSON');
+  const command = new Command('status')
+    .description("a task's status and its changes, as diffs")
+    .argument('<taskId>')
+    .option('--json', 'print the status as JSON');
   return withServer(command).action(
     cliAction(async (taskId: string, options: { json?: boolean }, self: Command) => {
       const status = await call(() => serverFor(self).client.call('getAgentStatus', { params: { taskId } }));
@@ -72,7 +75,14 @@ function listCommand(): Command {
       const { tasks } = await call(() => serverFor(self).client.call('listAgentTasks', { query: options.limit !== undefined ? { limit: options.limit } : {} }));
       if (options.json) return printJson(tasks);
       if (tasks.length === 0) return print('No agent tasks.\n');
-      const rows = tasks.map((task) => [task.taskId, task.status + (task.reason && task.reason !== 'done' ? ` (${task.reason})` : ''), String(task.steps), String(task.changes.length), task.createdAt, task.task.split('\n')[0]!]);
+      const rows = tasks.map((task) => [
+        task.taskId,
+        task.status + (task.reason && task.reason !== 'done' ? ` (${task.reason})` : ''),
+        String(task.steps),
+        String(task.changes.length),
+        task.createdAt,
+        task.task.split('\n')[0]!,
+      ]);
       print(`${formatTable([['ID', 'STATUS', 'STEPS', 'CHANGES', 'STARTED', 'TASK'], ...rows])}\n`);
     }),
   );
@@ -86,9 +96,17 @@ function stepsCommand(): Command {
     .option('--json', 'print the steps as JSON');
   return withServer(command).action(
     cliAction(async (taskId: string, options: { after?: number; json?: boolean }, self: Command) => {
-      const { steps } = await call(() => serverFor(self).client.call('getAgentSteps', { params: { taskId }, query: options.after !== undefined ? { after: options.after, limit: 500 } : { limit: 500 } }));
+      const { steps } = await call(() =>
+        serverFor(self).client.call('getAgentSteps', {
+          params: { taskId },
+          query: options.after !== undefined ? { after: options.after, limit: 500 } : { limit: 500 },
+        }),
+      );
       if (options.json) return printJson(steps);
-      for (const step of steps) print(`#${step.index} turn ${step.turn} ${step.kind}${step.tool ? ` ${oneLine(step.tool)}${step.ok === false ? ' (refused)' : ''}` : ''}\n${indent(step.text)}${step.diff ? indent(step.diff) : ''}`);
+      for (const step of steps)
+        print(
+          `#${step.index} turn ${step.turn} ${step.kind}${step.tool ? ` ${oneLine(step.tool)}${step.ok === false ? ' (refused)' : ''}` : ''}\n${indent(step.text)}${step.diff ? indent(step.diff) : ''}`,
+        );
     }),
   );
 }

@@ -16,7 +16,9 @@ export function loginCommand(): Command {
     .description('sign in to a hosted server through the browser (OAuth with PKCE); tokens go to <config dir>/credentials.json')
     .option(...SERVER_OPTION, serverUrl)
     .addOption(
-      new Option('--provider <provider>', "the server's sign-in provider to use (default: its only one; asked on a terminal when it has several)").choices(SIGN_IN_PROVIDERS),
+      new Option('--provider <provider>', "the server's sign-in provider to use (default: its only one; asked on a terminal when it has several)").choices(
+        SIGN_IN_PROVIDERS,
+      ),
     )
     .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated (default: all the CLI may have)', scopeList)
     .option('--no-browser', 'only print the sign-in URL, do not open a browser')
@@ -142,7 +144,8 @@ function loginTimeout(env = process.env): number {
   const raw = env.LOOM_LOGIN_TIMEOUT_MS;
   if (raw === undefined || raw === '') return DEFAULT_LOGIN_TIMEOUT_MS;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 24 * 3_600_000) throw new CliError(`LOOM_LOGIN_TIMEOUT_MS: "${raw}" is not a number of milliseconds (1 to 86400000)`, 2);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 24 * 3_600_000)
+    throw new CliError(`LOOM_LOGIN_TIMEOUT_MS: "${raw}" is not a number of milliseconds (1 to 86400000)`, 2);
   return n;
 }
 

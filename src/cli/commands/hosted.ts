@@ -5,7 +5,17 @@ import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 
-export const SERVER_SETTINGS = ['dataDir', 'hosted.port', 'hosted.host', 'publicUrl', 'rateLimit.max', 'catalog', 'logLevel', 'corpusDir', ...COMPLETION_SETTINGS] as const;
+export const SERVER_SETTINGS = [
+  'dataDir',
+  'hosted.port',
+  'hosted.host',
+  'publicUrl',
+  'rateLimit.max',
+  'catalog',
+  'logLevel',
+  'corpusDir',
+  ...COMPLETION_SETTINGS,
+] as const;
 
 export function hostedCommand(): Command {
   const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server');

@@ -46,23 +46,21 @@ export function modelsCommand(): Command {
       // A catalog may come from anywhere (--catalog): formatTable escapes every cell.
       const table = formatTable([
         ['NAME', 'PARAMS', 'QUANT', 'SIZE', 'INSTALLED', 'PATH'],
-        ...rows.map(({ model, path, installed, size }) =>
-          [
-            model.name,
-            model.params,
-            model.file?.quantization ?? '-',
-            size !== undefined ? formatBytes(size) : '-',
-            installed ? 'yes' : 'no',
-            path ?? '(no download in the catalog)',
-          ],
-        ),
+        ...rows.map(({ model, path, installed, size }) => [
+          model.name,
+          model.params,
+          model.file?.quantization ?? '-',
+          size !== undefined ? formatBytes(size) : '-',
+          installed ? 'yes' : 'no',
+          path ?? '(no download in the catalog)',
+        ]),
       ]);
       print(`${table}\n\nModels folder: ${oneLine(library.modelsDir)}\n`);
     }),
   );
 
   const pull = new Command('pull')
-    .description('download a catalog model\'s GGUF file into the models folder (resumes an interrupted download)')
+    .description("download a catalog model's GGUF file into the models folder (resumes an interrupted download)")
     .argument('<name>', 'the model name as `loom models list` shows it (any case)')
     .option('--force', 'download again even when the model is installed')
     .option('--no-verify', 'accept the file without checking its sha256 and size against the catalog');

@@ -32,7 +32,9 @@ export function printLocal(local: RunningLocal): void {
 
 /** `loom token [--rotate]`: prints the local API token (creating settings.json on first use). */
 export function tokenCommand(): Command {
-  const command = new Command('token').description('print the local API token (from settings.json in the config folder)').option('--rotate', 'replace it with a new one (a running server picks it up at once)');
+  const command = new Command('token')
+    .description('print the local API token (from settings.json in the config folder)')
+    .option('--rotate', 'replace it with a new one (a running server picks it up at once)');
   return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean }, self: Command) => {
     const { local } = configFromOptions(self);
     const token = options.rotate ? rotateToken(local.configDir, printWarning) : loadOrCreateSettings(local.configDir, printWarning).apiToken;

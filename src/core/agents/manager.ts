@@ -21,7 +21,17 @@ import { GlobSet } from './scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from './scope/walk.ts';
 import { resolveBudgets, type AgentSettings } from './settings.ts';
 import { CommandRunner, Toolbox } from './tools/index.ts';
-import { statusOf, trimText, type AgentChange, type AgentChangeSummary, type AgentRequest, type AgentStep, type AgentTaskInfo, type AgentTaskSummary, type EndReason } from './types.ts';
+import {
+  statusOf,
+  trimText,
+  type AgentChange,
+  type AgentChangeSummary,
+  type AgentRequest,
+  type AgentStep,
+  type AgentTaskInfo,
+  type AgentTaskSummary,
+  type EndReason,
+} from './types.ts';
 
 /** Tasks that run at once; one more is refused (AgentCapacityError) until one ends. */
 export const MAX_RUNNING = 5;
@@ -95,7 +105,10 @@ export class AgentManager {
    * changes kept) and announces their end. Call once, before `run`.
    */
   async start(): Promise<void> {
-    const interrupted = await this.options.repository.interruptRunning(this.now(), 'Loom stopped while the task was running; the changes it had applied are kept.');
+    const interrupted = await this.options.repository.interruptRunning(
+      this.now(),
+      'Loom stopped while the task was running; the changes it had applied are kept.',
+    );
     for (const record of interrupted) await this.announceEnd(record, await this.changesOf(record.id));
   }
 
@@ -126,7 +139,12 @@ export class AgentManager {
     let slotTaken = true;
     try {
       const inScope = await this.filesInScope(scope);
-      if (inScope.length === 0) throw new LoomError('validation_error', `No file matches ${request.files.map((glob) => JSON.stringify(glob)).join(', ')}.`, 'Globs are relative to the workspace: "src/**/*.ts", "README.md".');
+      if (inScope.length === 0)
+        throw new LoomError(
+          'validation_error',
+          `No file matches ${request.files.map((glob) => JSON.stringify(glob)).join(', ')}.`,
+          'Globs are relative to the workspace: "src/**/*.ts", "README.md".',
+        );
       const startedAt = this.clock.now();
       const record: AgentTaskRecord = {
         id: `task_${randomBytes(12).toString('hex')}`,
@@ -146,11 +164,27 @@ export class AgentManager {
         revertedAt: null,
       };
       await this.options.repository.create(record);
-      const running: RunningTask = { record, controller: new AbortController(), changes: new ChangeLog(), done: Promise.resolve(), logged: 0, unlogged: [], log: Promise.resolve(), startedAt };
+      const running: RunningTask = {
+        record,
+        controller: new AbortController(),
+        changes: new ChangeLog(),
+        done: Promise.resolve(),
+        logged: 0,
+        unlogged: [],
+        log: Promise.resolve(),
+        startedAt,
+      };
       this.starting--;
       slotTaken = false;
       this.running.set(record.id, running);
-      await this.options.events.emit('agent:start', { taskId: record.id, task, files: record.files, model: record.model, estimatedTime: record.estimatedTime, budgets });
+      await this.options.events.emit('agent:start', {
+        taskId: record.id,
+        task,
+        files: record.files,
+        model: record.model,
+        estimatedTime: record.estimatedTime,
+        budgets,
+      });
       running.done = this.execute(running, provider, settings, scope, inScope);
       return { taskId: record.id, status: 'running', estimatedTime: record.estimatedTime };
     } finally {
@@ -168,7 +202,10 @@ export class AgentManager {
 
   /** Tasks, newest first, at most `limit` (default 50, at most 200); `before`: the page after that task. */
   async list(options: { limit?: number; before?: string } = {}): Promise<AgentTaskSummary[]> {
-    const records = await this.options.repository.list({ limit: Math.min(Math.max(1, options.limit ?? 50), 200), ...(options.before ? { before: options.before } : {}) });
+    const records = await this.options.repository.list({
+      limit: Math.min(Math.max(1, options.limit ?? 50), 200),
+      ...(options.before ? { before: options.before } : {}),
+    });
     return Promise.all(
       records.map(async (stored) => {
         const running = this.running.get(stored.id);
@@ -213,7 +250,10 @@ export class AgentManager {
     const entries = await this.options.repository.changes(taskId);
     const conflicts = this.revertConflicts(entries);
     if (conflicts.length) {
-      throw new RevertConflictError(`${conflicts.join(', ')} ${conflicts.length === 1 ? 'is' : 'are'} no longer as the task left ${conflicts.length === 1 ? 'it' : 'them'}; nothing was reverted.`, conflicts);
+      throw new RevertConflictError(
+        `${conflicts.join(', ')} ${conflicts.length === 1 ? 'is' : 'are'} no longer as the task left ${conflicts.length === 1 ? 'it' : 'them'}; nothing was reverted.`,
+        conflicts,
+      );
     }
     // Checked and undone in one synchronous pass: nothing else can change the files in between.
     // Newest entries first, so that a path freed by a later change is free again for an earlier one.
@@ -276,7 +316,12 @@ export class AgentManager {
       });
       const commands =
         settings.commands.length > 0
-          ? new CommandRunner({ cwd: this.options.files.root, allowed: settings.commands, timeoutMs: settings.commandTimeoutSeconds * 1000, secrets: this.options.secrets() })
+          ? new CommandRunner({
+              cwd: this.options.files.root,
+              allowed: settings.commands,
+              timeoutMs: settings.commandTimeoutSeconds * 1000,
+              secrets: this.options.secrets(),
+            })
           : undefined;
       const toolbox = new Toolbox(commands);
       end = await runLoop({
@@ -341,17 +386,19 @@ export class AgentManager {
       task.unloggedUpdate = { steps: record.steps, tokens: record.tokens, summary: record.summary };
       void this.flushLog(task);
     }
-    void this.options.events.emit('agent:step', {
-      taskId: record.id,
-      index: step.index,
-      turn: step.turn,
-      kind: step.kind,
-      ...(step.tool !== undefined ? { tool: step.tool, ok: step.ok } : {}),
-      text: trimText(input.text, EVENT_TEXT_CHARS),
-      ...(step.diff !== undefined ? { diff: step.diff } : {}),
-      steps: record.steps,
-      tokens: record.tokens,
-    }).catch(() => {});
+    void this.options.events
+      .emit('agent:step', {
+        taskId: record.id,
+        index: step.index,
+        turn: step.turn,
+        kind: step.kind,
+        ...(step.tool !== undefined ? { tool: step.tool, ok: step.ok } : {}),
+        text: trimText(input.text, EVENT_TEXT_CHARS),
+        ...(step.diff !== undefined ? { diff: step.diff } : {}),
+        steps: record.steps,
+        tokens: record.tokens,
+      })
+      .catch(() => {});
   }
 
   /** Writes the steps not written yet, after the writes under way; resolves when all are written (or failed). */
@@ -377,7 +424,13 @@ export class AgentManager {
   private async finish(task: RunningTask, end: LoopEnd): Promise<void> {
     const { record } = task;
     await this.flushLog(task);
-    const update: AgentTaskUpdate = { status: statusOf(end.reason), reason: end.reason, endedAt: this.now(), error: end.error ?? null, summary: end.summary !== undefined ? trimText(end.summary) : record.summary };
+    const update: AgentTaskUpdate = {
+      status: statusOf(end.reason),
+      reason: end.reason,
+      endedAt: this.now(),
+      error: end.error ?? null,
+      summary: end.summary !== undefined ? trimText(end.summary) : record.summary,
+    };
     Object.assign(record, update);
     try {
       await this.options.repository.update(record.id, update);

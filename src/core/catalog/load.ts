@@ -32,9 +32,7 @@ export function loadCatalog(file: string = DEFAULT_CATALOG_PATH): Catalog {
 
 export function parseCatalog(data: unknown, origin = 'catalog'): Catalog {
   if (!checkCatalog.Check(data)) {
-    const problems = [...checkCatalog.Errors(data)]
-      .slice(0, 10)
-      .map((e) => `${e.instancePath || '/'} ${e.message}`);
+    const problems = [...checkCatalog.Errors(data)].slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message}`);
     throw new CatalogError(`${origin} is not a valid catalog:\n  ${problems.join('\n  ')}`);
   }
   const catalog = data as Catalog;

@@ -129,18 +129,22 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function checkChatRequest(request: ChatRequest): void {
   const bad = (message: string) => new LoomError('bad_request', message);
   const quote = (text: string) => JSON.stringify(text.slice(0, 80));
-  if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw bad(`maxTokens must be a whole number of at least 1, not ${String(request.maxTokens).slice(0, 40)}.`);
+  if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)
+    throw bad(`maxTokens must be a whole number of at least 1, not ${String(request.maxTokens).slice(0, 40)}.`);
   const temperature = request.temperature ?? 0;
-  if (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2)) throw bad(`temperature must be between 0 and 2, not ${String(request.temperature).slice(0, 40)}.`);
+  if (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2))
+    throw bad(`temperature must be between 0 and 2, not ${String(request.temperature).slice(0, 40)}.`);
   if (!Array.isArray(request.messages) || request.messages.length === 0) throw bad('A chat needs at least one message.');
   if (request.tools !== undefined && !Array.isArray(request.tools)) throw bad('tools must be a list.');
   const names = new Set<string>();
   for (const tool of request.tools ?? []) {
-    if (!isRecord(tool) || typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) throw bad(`The tool name ${isRecord(tool) && typeof tool.name === 'string' ? quote(tool.name) : ''} is not 1 to 64 letters, digits, _ or -.`);
+    if (!isRecord(tool) || typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name))
+      throw bad(`The tool name ${isRecord(tool) && typeof tool.name === 'string' ? quote(tool.name) : ''} is not 1 to 64 letters, digits, _ or -.`);
     if (names.has(tool.name)) throw bad(`The tool ${tool.name} is declared twice.`);
     names.add(tool.name);
     if (typeof tool.description !== 'string') throw bad(`The tool ${tool.name} has no description.`);
-    if (!isRecord(tool.parameters) || tool.parameters.type !== 'object') throw bad(`The parameters of the tool ${tool.name} must be a JSON Schema of type "object".`);
+    if (!isRecord(tool.parameters) || tool.parameters.type !== 'object')
+      throw bad(`The parameters of the tool ${tool.name} must be a JSON Schema of type "object".`);
   }
   // Every call is answered by a tool message before the next assistant or user turn, and every
   // tool message answers a call of the assistant turn before it (ids are unique within a turn;
@@ -152,7 +156,9 @@ export function checkChatRequest(request: ChatRequest): void {
     }
     if (message.role === 'tool') {
       if (typeof message.toolCallId !== 'string' || !open.has(message.toolCallId)) {
-        throw bad(`Message ${index} is a tool result for ${typeof message.toolCallId === 'string' ? quote(message.toolCallId) : 'no call'}, which no earlier assistant turn called (or which already has its result).`);
+        throw bad(
+          `Message ${index} is a tool result for ${typeof message.toolCallId === 'string' ? quote(message.toolCallId) : 'no call'}, which no earlier assistant turn called (or which already has its result).`,
+        );
       }
       open.delete(message.toolCallId);
       continue;
@@ -163,8 +169,10 @@ export function checkChatRequest(request: ChatRequest): void {
       open = new Set();
       if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls)) throw bad(`Message ${index} has toolCalls that are not a list.`);
       for (const call of message.toolCalls ?? []) {
-        if (!isRecord(call) || typeof call.name !== 'string' || typeof call.argumentsText !== 'string') throw bad(`Message ${index} has a tool call without a name or an argumentsText.`);
-        if (typeof call.id !== 'string' || call.id === '' || open.has(call.id)) throw bad(`Message ${index} has a tool call with ${typeof call.id === 'string' && call.id !== '' ? `the id ${quote(call.id)} twice` : 'no id'}.`);
+        if (!isRecord(call) || typeof call.name !== 'string' || typeof call.argumentsText !== 'string')
+          throw bad(`Message ${index} has a tool call without a name or an argumentsText.`);
+        if (typeof call.id !== 'string' || call.id === '' || open.has(call.id))
+          throw bad(`Message ${index} has a tool call with ${typeof call.id === 'string' && call.id !== '' ? `the id ${quote(call.id)} twice` : 'no id'}.`);
         open.add(call.id);
       }
     }
@@ -188,6 +196,7 @@ export function parseToolArguments(text: string): { arguments: Record<string, un
   } catch (error) {
     return { error: `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}.` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: `The arguments must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.` };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { error: `The arguments must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.` };
   return { arguments: value as Record<string, unknown> };
 }

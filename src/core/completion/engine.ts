@@ -66,7 +66,11 @@ export class CompletionEngine {
     const provider = this.providers.select(input.model);
     const mode = input.mode ?? 'fim';
     if (mode === 'instruct' && !provider.capabilities.chat) {
-      throw new LoomError('bad_request', `The model ${provider.name} completes code but cannot follow instructions.`, `Name a chat-capable model (${this.providers.chatModels().join(', ') || 'configure an openai provider'}), or send code to continue.`);
+      throw new LoomError(
+        'bad_request',
+        `The model ${provider.name} completes code but cannot follow instructions.`,
+        `Name a chat-capable model (${this.providers.chatModels().join(', ') || 'configure an openai provider'}), or send code to continue.`,
+      );
     }
     const key = `${input.caller}\u0000${input.filePath ?? ''}`;
     // Without a document to tie them to, requests are independent and none supersedes another.
@@ -95,7 +99,14 @@ export class CompletionEngine {
       this.inFlight.set(key, controller);
     }
     const timer = setTimeout(
-      () => controller.abort(new LoomError('model_timeout', `The model ${provider.name} did not finish within ${limits.timeoutMs} ms; it was stopped.`, 'Try again, pick a smaller model, or raise completion.timeoutMs.')),
+      () =>
+        controller.abort(
+          new LoomError(
+            'model_timeout',
+            `The model ${provider.name} did not finish within ${limits.timeoutMs} ms; it was stopped.`,
+            'Try again, pick a smaller model, or raise completion.timeoutMs.',
+          ),
+        ),
       limits.timeoutMs,
     );
     const onCallerGone = () => controller.abort(new Superseded('the caller went away'));

@@ -37,7 +37,9 @@ function cursorAfter(prompt: string, context: string): number {
 }
 
 const CODE_WORDS = new Set(
-  'const let var function def class import from export return if else for while do switch case fn pub struct enum impl type interface package public private protected static async await use mod func go print println console'.split(' '),
+  'const let var function def class import from export return if else for while do switch case fn pub struct enum impl type interface package public private protected static async await use mod func go print println console'.split(
+    ' ',
+  ),
 );
 
 /**

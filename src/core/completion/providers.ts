@@ -39,7 +39,11 @@ export class ProviderSet {
   select(model?: string): CompletionProvider {
     if (model === undefined || model === '') return this.byKind(this.defaultKind);
     for (const provider of this.all()) if (provider.name === model || provider.kind === model) return provider;
-    throw new LoomError('unknown_model', `This server does not serve the model ${JSON.stringify(model.slice(0, 200))}.`, `Models served here: ${this.names().join(', ')}.`);
+    throw new LoomError(
+      'unknown_model',
+      `This server does not serve the model ${JSON.stringify(model.slice(0, 200))}.`,
+      `Models served here: ${this.names().join(', ')}.`,
+    );
   }
 
   /** Names of the providers offered, the default first. */
@@ -48,7 +52,9 @@ export class ProviderSet {
   }
 
   chatModels(): string[] {
-    return this.all().filter((p) => p.capabilities.chat).map((p) => p.name);
+    return this.all()
+      .filter((p) => p.capabilities.chat)
+      .map((p) => p.name);
   }
 
   /**
@@ -71,8 +77,12 @@ export class ProviderSet {
   }
 
   private chatHint(): string {
-    const chatting = this.all().filter((provider) => typeof provider.chat === 'function').map((provider) => provider.name);
-    return chatting.length ? `Models that can chat: ${chatting.join(', ')}.` : 'Configure an openai provider (openai.baseUrl, openai.model) or a gguf chat model (gguf.model).';
+    const chatting = this.all()
+      .filter((provider) => typeof provider.chat === 'function')
+      .map((provider) => provider.name);
+    return chatting.length
+      ? `Models that can chat: ${chatting.join(', ')}.`
+      : 'Configure an openai provider (openai.baseUrl, openai.model) or a gguf chat model (gguf.model).';
   }
 
   async close(): Promise<void> {
@@ -94,7 +104,12 @@ export class ProviderSet {
   private byKind(kind: ProviderKind): CompletionProvider {
     if (kind === 'builtin') return this.builtin;
     const slot = this.slots.get(kind);
-    if (!slot) throw new LoomError('model_unavailable', `The default completion provider is ${kind}, but it is not configured.`, `Set the ${kind} settings, or completion.provider to builtin.`);
+    if (!slot)
+      throw new LoomError(
+        'model_unavailable',
+        `The default completion provider is ${kind}, but it is not configured.`,
+        `Set the ${kind} settings, or completion.provider to builtin.`,
+      );
     return slot.provider;
   }
 

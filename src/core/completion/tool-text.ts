@@ -77,7 +77,10 @@ export function readTextToolCalls(answer: string): { text: string; calls: Parsed
 
 function readCall(body: string, unterminated: boolean): ParsedToolCall {
   const id = newToolCallId();
-  const raw = body.trim().replace(/^```[a-z]*\n([\s\S]*?)\n?```$/i, '$1').trim();
+  const raw = body
+    .trim()
+    .replace(/^```[a-z]*\n([\s\S]*?)\n?```$/i, '$1')
+    .trim();
   const fail = (error: string, name = ''): ParsedToolCall => ({ id, name, argumentsText: raw, error });
   if (unterminated) return fail(`The call was cut off before ${CLOSE}.`, nameIn(raw));
   let value: unknown;
@@ -93,7 +96,9 @@ function readCall(body: string, unterminated: boolean): ParsedToolCall {
   // Some models write the arguments as a JSON string, as OpenAI's wire format has them.
   const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
   const parsed = parseToolArguments(argumentsText);
-  return parsed.error === undefined ? { id, name: call.name, argumentsText, arguments: parsed.arguments } : { id, name: call.name, argumentsText, error: parsed.error };
+  return parsed.error === undefined
+    ? { id, name: call.name, argumentsText, arguments: parsed.arguments }
+    : { id, name: call.name, argumentsText, error: parsed.error };
 }
 
 /** The name of a call whose JSON is broken, when it can still be read. */

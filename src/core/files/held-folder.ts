@@ -16,8 +16,7 @@ const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0 } = fs.constants;
  * folder that was opened: a component was swapped or the folder moved since it was checked.
  */
 export function inHeldFolder<T>(folder: string, subject: string, work: (base: string) => T): T {
-  const moved = () =>
-    new LoomError('file_system_busy', `${subject}: its folder changed while it was being written; nothing was written.`, 'Try again.');
+  const moved = () => new LoomError('file_system_busy', `${subject}: its folder changed while it was being written; nothing was written.`, 'Try again.');
   if (process.platform === 'win32') {
     // Folders cannot be opened as files on Windows: check the path once more, just before.
     if (fs.realpathSync.native(folder) !== folder) throw moved();

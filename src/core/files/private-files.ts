@@ -40,7 +40,9 @@ function tighten(target: string, mode: number, warn: ModeWarning): void {
     fs.chmodSync(target, mode);
     warn(`${target} was ${was}, open to other users; it is now ${octal(mode)}`);
   } catch (error) {
-    warn(`${target} is ${was}, open to other users, and could not be made ${octal(mode)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); restrict it by hand`);
+    warn(
+      `${target} is ${was}, open to other users, and could not be made ${octal(mode)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); restrict it by hand`,
+    );
   }
 }
 

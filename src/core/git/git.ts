@@ -228,7 +228,11 @@ export class GitWorkspace {
       const ws = await this.workspace();
       const branch = branchArg ?? (await this.currentBranch(ws));
       if (!branch) {
-        throw new LoomError('detached_head', 'HEAD is detached (not on a branch), so there is no branch to push.', 'Check out a branch, or name one in branch.');
+        throw new LoomError(
+          'detached_head',
+          'HEAD is detached (not on a branch), so there is no branch to push.',
+          'Check out a branch, or name one in branch.',
+        );
       }
       const tip = await this.resolveCommit(ws, `refs/heads/${branch}`);
       if (!tip) {
@@ -256,9 +260,11 @@ export class GitWorkspace {
       }
       const where = `${remote}/${remoteBranch}`;
       let summary =
-        ref?.flag === '=' ? `${where} is already up to date.`
-        : ref?.flag === '*' ? `Created ${where} from ${branch} (${tip.slice(0, 7)}).`
-        : `Pushed ${branch} to ${where} (${ref?.summary ?? tip.slice(0, 7)}).`;
+        ref?.flag === '='
+          ? `${where} is already up to date.`
+          : ref?.flag === '*'
+            ? `Created ${where} from ${branch} (${tip.slice(0, 7)}).`
+            : `Pushed ${branch} to ${where} (${ref?.summary ?? tip.slice(0, 7)}).`;
       if (setUpstream) summary += ` ${branch} now tracks ${where}.`;
       return { remote, branch, remoteBranch, head: tip, updated: ref?.flag !== '=', upstreamSet: setUpstream, summary };
     });
@@ -289,9 +295,7 @@ export class GitWorkspace {
       const upstream = await this.upstreamOf(ws, current);
       const remote = remoteArg ?? upstream?.remote ?? 'origin';
       await this.requireRemote(ws, remote, remoteArg !== undefined);
-      const branch = checkBranchName(
-        branchArg ?? (upstream && upstream.remote === remote ? upstream.ref.replace(/^refs\/heads\//, '') : current),
-      );
+      const branch = checkBranchName(branchArg ?? (upstream && upstream.remote === remote ? upstream.ref.replace(/^refs\/heads\//, '') : current));
       const previousHead = await this.resolveCommit(ws, 'HEAD');
       const config = await this.identityConfig(ws);
 
@@ -318,7 +322,11 @@ export class GitWorkspace {
         }
         if (/couldn't find remote ref/.test(text)) throw new LoomError('unknown_branch', `The remote ${remote} has no branch ${branch}.`);
         if (/refusing to merge unrelated histories/.test(text)) {
-          throw new LoomError('unrelated_histories', `${where} and ${current} share no history; git refuses to merge them.`, 'Merge them once by hand with --allow-unrelated-histories, if that is what you want.');
+          throw new LoomError(
+            'unrelated_histories',
+            `${where} and ${current} share no history; git refuses to merge them.`,
+            'Merge them once by hand with --allow-unrelated-histories, if that is what you want.',
+          );
         }
         if (/not concluded your merge|MERGE_HEAD exists/.test(text)) throw new LoomError('merge_in_progress', 'A merge is already in progress.');
         throw classify(text, true, remote);
@@ -376,10 +384,19 @@ export class GitWorkspace {
     const [inside = '', prefix = '', hooks = '', common = ''] = result.stdout.toString('utf8').split('\n');
     if (inside !== 'true') {
       // A bare repository, or a folder inside .git.
-      throw new LoomError('not_a_repository', 'The workspace folder is not inside the working tree of a git repository.', 'Open the folder that holds the files, not the repository\'s .git folder.');
+      throw new LoomError(
+        'not_a_repository',
+        'The workspace folder is not inside the working tree of a git repository.',
+        "Open the folder that holds the files, not the repository's .git folder.",
+      );
     }
     const depth = prefix.split('/').filter(Boolean).length;
-    return { root, prefix, top: path.resolve(root, ...Array<string>(depth).fill('..')), pins: hookPins(root, path.resolve(root, hooks), path.resolve(root, common)) };
+    return {
+      root,
+      prefix,
+      top: path.resolve(root, ...Array<string>(depth).fill('..')),
+      pins: hookPins(root, path.resolve(root, hooks), path.resolve(root, common)),
+    };
   }
 
   /** Runs git in the workspace and turns every failure into a LoomError. */
@@ -410,7 +427,12 @@ export class GitWorkspace {
     }
     if (result.aborted) throw call.signal?.reason;
     if (result.timedOut) {
-      if (call.network) throw new LoomError('remote_unavailable', `The remote did not answer within ${duration(timeoutMs)}; git was stopped.`, 'Check the network and try again.');
+      if (call.network)
+        throw new LoomError(
+          'remote_unavailable',
+          `The remote did not answer within ${duration(timeoutMs)}; git was stopped.`,
+          'Check the network and try again.',
+        );
       throw new LoomError('git_timeout', `git ${args[0]} did not finish within ${duration(timeoutMs)} and was stopped.`);
     }
     if (result.overflow) throw new LoomError('git_failed', `git ${args[0]} printed more than ${this.maxOutputBytes} bytes and was stopped.`);
@@ -457,7 +479,11 @@ export class GitWorkspace {
     const ignored = /paths are ignored by one of your \.gitignore files:\n([\s\S]*?)(?:\nhint:|$)/.exec(text);
     if (ignored) {
       const names = ignored[1]!.split('\n').filter(Boolean);
-      throw new LoomError('validation_error', `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} ignored by .gitignore; Loom does not add ignored files.`, 'Remove it from files, or from .gitignore.');
+      throw new LoomError(
+        'validation_error',
+        `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} ignored by .gitignore; Loom does not add ignored files.`,
+        'Remove it from files, or from .gitignore.',
+      );
     }
     const unmatched = /pathspec '(?::\(literal\))?(.*)' did not match any files/.exec(text);
     if (unmatched) throw new LoomError('validation_error', `${unmatched[1]} matches no file.`);
@@ -481,7 +507,11 @@ export class GitWorkspace {
     }
     const error = classify(text, false);
     if (error.code !== 'git_failed') return error;
-    return new LoomError('commit_rejected', `git refused the commit: ${gist(text)}`, 'A pre-commit or commit-msg hook usually says why; fix that and commit again.');
+    return new LoomError(
+      'commit_rejected',
+      `git refused the commit: ${gist(text)}`,
+      'A pre-commit or commit-msg hook usually says why; fix that and commit again.',
+    );
   }
 
   /**
@@ -556,7 +586,12 @@ export class GitWorkspace {
   /** `-c user.name=Loom` / `-c user.email=loom@localhost`, only for what is not configured. */
   private async identityConfig(ws: Workspace): Promise<string[]> {
     const result = await this.git(ws, ['config', '--get-regexp', '^user\\.(name|email)$'], { ok: [0, 1] });
-    const set = new Set(result.stdout.toString('utf8').split('\n').map((line) => line.split(' ')[0]?.toLowerCase()));
+    const set = new Set(
+      result.stdout
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.split(' ')[0]?.toLowerCase()),
+    );
     const config: string[] = [];
     if (!set.has('user.name')) config.push('user.name=Loom');
     if (!set.has('user.email')) config.push('user.email=loom@localhost');
@@ -656,26 +691,58 @@ function gist(text: string): string {
 function classify(text: string, network: boolean, remote?: string): LoomError {
   const name = remote ? `The remote ${remote}` : 'The remote';
   if (/dubious ownership/.test(text)) {
-    return new LoomError('not_a_repository', 'git refuses this repository: it belongs to another user (safe.directory).', 'If you trust it: git config --global --add safe.directory <folder>.');
+    return new LoomError(
+      'not_a_repository',
+      'git refuses this repository: it belongs to another user (safe.directory).',
+      'If you trust it: git config --global --add safe.directory <folder>.',
+    );
   }
   if (/cannot use bare repository/.test(text)) {
-    return new LoomError('not_a_repository', 'The workspace folder looks like a bare repository (HEAD, config, objects/, refs/ in it); Loom does not use one it was not told to (safe.bareRepository=explicit).', 'Open the working tree of a repository; remove those files if they were not meant to be there.');
+    return new LoomError(
+      'not_a_repository',
+      'The workspace folder looks like a bare repository (HEAD, config, objects/, refs/ in it); Loom does not use one it was not told to (safe.bareRepository=explicit).',
+      'Open the working tree of a repository; remove those files if they were not meant to be there.',
+    );
   }
   if (/not a git repository|must be run in a work tree/.test(text)) {
-    return new LoomError('not_a_repository', 'The workspace folder is not inside a git repository.', 'Run git init in it, or open a folder that is a repository.');
+    return new LoomError(
+      'not_a_repository',
+      'The workspace folder is not inside a git repository.',
+      'Run git init in it, or open a folder that is a repository.',
+    );
   }
   if (/\.lock': File exists|Unable to create '[^']*\.lock'|cannot lock ref/.test(text)) {
-    return new LoomError('repository_busy', 'Another git process is working in this repository (a lock file exists).', 'Wait for it to finish; if none is running, delete the .lock file it names.');
+    return new LoomError(
+      'repository_busy',
+      'Another git process is working in this repository (a lock file exists).',
+      'Wait for it to finish; if none is running, delete the .lock file it names.',
+    );
   }
   const transport = /transport '([^']+)' not allowed/.exec(text);
   if (transport) {
-    return new LoomError('protocol_not_allowed', `${name} uses the ${transport[1]} transport, which Loom never runs.`, 'Give the remote an https://, ssh:// or file path URL.');
+    return new LoomError(
+      'protocol_not_allowed',
+      `${name} uses the ${transport[1]} transport, which Loom never runs.`,
+      'Give the remote an https://, ssh:// or file path URL.',
+    );
   }
   if (network) {
-    if (/terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(|Host key verification failed|HTTP Basic: Access denied|returned error: 40[13]|invalid credentials/i.test(text)) {
-      return new LoomError('remote_auth_failed', `${name} asked for credentials that git does not have: ${gist(text)}`, 'Set up a credential helper or an SSH key (Loom never prompts for passwords).');
+    if (
+      /terminal prompts disabled|could not read (Username|Password)|Authentication failed|Permission denied \(|Host key verification failed|HTTP Basic: Access denied|returned error: 40[13]|invalid credentials/i.test(
+        text,
+      )
+    ) {
+      return new LoomError(
+        'remote_auth_failed',
+        `${name} asked for credentials that git does not have: ${gist(text)}`,
+        'Set up a credential helper or an SSH key (Loom never prompts for passwords).',
+      );
     }
-    if (/does not appear to be a git repository|Could not read from remote repository|Could not resolve host|unable to access|Connection refused|Connection timed out|timed out|Network is unreachable|No route to host|not found|hung up|early EOF|unable to connect|Connection reset|SSL|TLS|unable to look up/i.test(text)) {
+    if (
+      /does not appear to be a git repository|Could not read from remote repository|Could not resolve host|unable to access|Connection refused|Connection timed out|timed out|Network is unreachable|No route to host|not found|hung up|early EOF|unable to connect|Connection reset|SSL|TLS|unable to look up/i.test(
+        text,
+      )
+    ) {
       return new LoomError('remote_unavailable', `${name} could not be reached: ${gist(text)}`, 'Check the remote URL and the network, then try again.');
     }
   }

@@ -33,7 +33,10 @@ export interface RunResult {
 
 /** Git not found or not runnable. */
 export class GitSpawnError extends Error {
-  constructor(readonly errno: string | undefined, message: string) {
+  constructor(
+    readonly errno: string | undefined,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -19,7 +19,12 @@ const MAX_PATH_LENGTH = 4096;
  * or spaces, no component starting with `.` or ending with `.lock`.
  */
 export function checkBranchName(name: unknown, field = 'branch'): string {
-  const bad = (why: string) => new LoomError('invalid_ref', `${field} ${JSON.stringify(name)} is not a valid branch name: ${why}.`, 'Branch names follow git check-ref-format, e.g. main or feature/login.');
+  const bad = (why: string) =>
+    new LoomError(
+      'invalid_ref',
+      `${field} ${JSON.stringify(name)} is not a valid branch name: ${why}.`,
+      'Branch names follow git check-ref-format, e.g. main or feature/login.',
+    );
   if (typeof name !== 'string' || name.length === 0) throw new LoomError('invalid_ref', `${field} must be a non-empty string.`);
   if (name.length > MAX_NAME_LENGTH) throw bad(`longer than ${MAX_NAME_LENGTH} characters`);
   if (name.startsWith('-')) throw bad('it starts with "-"');
@@ -40,7 +45,11 @@ export function checkBranchName(name: unknown, field = 'branch'): string {
 export function checkRemoteName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) throw new LoomError('invalid_ref', 'remote must be a non-empty string.');
   if (name.length > MAX_NAME_LENGTH || !/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('-') || name === '.' || name === '..') {
-    throw new LoomError('invalid_ref', `remote ${JSON.stringify(name)} is not a valid remote name.`, 'Remote names use letters, digits, ".", "_" and "-", e.g. origin.');
+    throw new LoomError(
+      'invalid_ref',
+      `remote ${JSON.stringify(name)} is not a valid remote name.`,
+      'Remote names use letters, digits, ".", "_" and "-", e.g. origin.',
+    );
   }
   return name;
 }

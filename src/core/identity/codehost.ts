@@ -65,7 +65,13 @@ export class CodeHostProvider implements SignInProvider {
 
   async authorizeUrl(params: { state: string; redirectUri: string }): Promise<string> {
     const url = new URL(`${trim(this.options.webUrl)}/login/oauth/authorize`);
-    const query = { client_id: this.options.clientId, redirect_uri: params.redirectUri, scope: 'read:user user:email', state: params.state, allow_signup: 'true' };
+    const query = {
+      client_id: this.options.clientId,
+      redirect_uri: params.redirectUri,
+      scope: 'read:user user:email',
+      state: params.state,
+      allow_signup: 'true',
+    };
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     return url.toString();
   }
@@ -109,7 +115,9 @@ export class CodeHostProvider implements SignInProvider {
       TokenAnswer,
     );
     if (body.error || !body.access_token) {
-      const reason = body.error ? `${printable(body.error, 60)}${body.error_description ? `: ${printable(body.error_description, 200)}` : ''}` : 'no access token';
+      const reason = body.error
+        ? `${printable(body.error, 60)}${body.error_description ? `: ${printable(body.error_description, 200)}` : ''}`
+        : 'no access token';
       throw new LoomError('invalid_grant', `The code host refused the sign-in (${reason}).`, 'Start the sign-in again.');
     }
     return body.access_token;

@@ -44,7 +44,10 @@ export class AuthorizeRedirectError extends Error {
   }
 }
 
-function oauthError(code: 'invalid_request' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_target', message: string) {
+function oauthError(
+  code: 'invalid_request' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_target',
+  message: string,
+) {
   return new LoomError(code, message);
 }
 
@@ -73,10 +76,13 @@ export class OAuthServer {
     if (query.response_type !== 'code') {
       throw new AuthorizeRedirectError('unsupported_response_type', 'Only response_type=code is supported (no implicit grant).', back);
     }
-    if (!client.grantTypes.includes('authorization_code')) throw new AuthorizeRedirectError('unauthorized_client', 'This client may not use the authorization code flow.', back);
-    if (!query.code_challenge) throw new AuthorizeRedirectError('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.', back);
+    if (!client.grantTypes.includes('authorization_code'))
+      throw new AuthorizeRedirectError('unauthorized_client', 'This client may not use the authorization code flow.', back);
+    if (!query.code_challenge)
+      throw new AuthorizeRedirectError('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.', back);
     if (query.code_challenge_method !== 'S256') throw new AuthorizeRedirectError('invalid_request', 'Only code_challenge_method=S256 is supported.', back);
-    if (!/^[A-Za-z0-9_-]{43}$/.test(query.code_challenge)) throw new AuthorizeRedirectError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).', back);
+    if (!/^[A-Za-z0-9_-]{43}$/.test(query.code_challenge))
+      throw new AuthorizeRedirectError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).', back);
     const scope = this.grantableScope(query.scope, client.scopes);
     if (scope instanceof Error) throw new AuthorizeRedirectError('invalid_scope', scope.message, back);
     const resource = resourceNamed(this.urls, query.resource);
@@ -85,7 +91,9 @@ export class OAuthServer {
   }
 
   /** Issues a single-use code bound to the client, redirect URI, challenge and user, for a resource (the API by default). */
-  async issueCode(request: Omit<AuthorizationRequest, 'state' | 'client' | 'resource'> & { clientId: string; userId: string; resource?: ResourceId }): Promise<string> {
+  async issueCode(
+    request: Omit<AuthorizationRequest, 'state' | 'client' | 'resource'> & { clientId: string; userId: string; resource?: ResourceId },
+  ): Promise<string> {
     const code = randomToken(32);
     await this.grants.saveCode({
       codeHash: hashToken(code),
@@ -105,7 +113,8 @@ export class OAuthServer {
 
   /** POST /auth/token. `client` is already authenticated (ClientRegistry.authenticate). */
   async token(request: TokenRequest, client: ClientRecord): Promise<TokenResponse> {
-    if (!isGrantType(request.grant_type)) throw oauthError('unsupported_grant_type', `Unsupported grant_type ${JSON.stringify(request.grant_type.slice(0, 40))}; use ${GRANT_TYPES.join(', ')}.`);
+    if (!isGrantType(request.grant_type))
+      throw oauthError('unsupported_grant_type', `Unsupported grant_type ${JSON.stringify(request.grant_type.slice(0, 40))}; use ${GRANT_TYPES.join(', ')}.`);
     if (!client.grantTypes.includes(request.grant_type)) throw oauthError('unauthorized_client', `This client may not use the ${request.grant_type} grant.`);
     switch (request.grant_type) {
       case 'authorization_code':
@@ -134,8 +143,10 @@ export class OAuthServer {
     if (code.expiresAt <= now) throw oauthError('invalid_grant', 'The authorization code has expired.');
     if (code.clientId !== client.clientId) throw oauthError('invalid_grant', 'The authorization code was issued to another client.');
     if (request.redirect_uri !== code.redirectUri) throw oauthError('invalid_grant', 'redirect_uri does not match the authorization request.');
-    if (code.codeChallenge && !request.code_verifier) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge.');
-    if (!code.codeChallenge && request.code_verifier) throw oauthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge.');
+    if (code.codeChallenge && !request.code_verifier)
+      throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge.');
+    if (!code.codeChallenge && request.code_verifier)
+      throw oauthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge.');
     if (code.codeChallenge) {
       const verifier = request.code_verifier!;
       if (!isValidVerifier(verifier) || !constantTimeEqual(pkceChallenge(verifier), code.codeChallenge)) {
@@ -220,4 +231,3 @@ export class OAuthServer {
     return grant;
   }
 }
-

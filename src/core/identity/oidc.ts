@@ -119,9 +119,17 @@ export class OidcProvider implements SignInProvider {
     return identityFrom(this.id, mergeClaims(idClaims, userInfo));
   }
 
-  private async exchange(document: DiscoveryDocument, params: { code: string; redirectUri: string; codeVerifier: string }): Promise<{ idToken: string; accessToken?: string }> {
+  private async exchange(
+    document: DiscoveryDocument,
+    params: { code: string; redirectUri: string; codeVerifier: string },
+  ): Promise<{ idToken: string; accessToken?: string }> {
     const method = chooseClientAuth(document.token_endpoint_auth_methods_supported);
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code: params.code, redirect_uri: params.redirectUri, code_verifier: params.codeVerifier });
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: params.code,
+      redirect_uri: params.redirectUri,
+      code_verifier: params.codeVerifier,
+    });
     const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
     if (method === 'client_secret_basic') {
       headers.authorization = basicCredentials(this.options.clientId, this.options.clientSecret);
@@ -130,7 +138,13 @@ export class OidcProvider implements SignInProvider {
       form.set('client_secret', this.options.clientSecret);
     }
     const { body } = await readProviderJson(
-      { ...this.request('the token endpoint', document.token_endpoint), method: 'POST', headers, body: form.toString(), answers: (s) => s === 200 || s === 400 || s === 401 },
+      {
+        ...this.request('the token endpoint', document.token_endpoint),
+        method: 'POST',
+        headers,
+        body: form.toString(),
+        answers: (s) => s === 200 || s === 400 || s === 401,
+      },
       TokenAnswer,
     );
     if (body.error) {
@@ -146,11 +160,15 @@ export class OidcProvider implements SignInProvider {
     const getKey: JWTVerifyGetKey = async (header, token) => {
       try {
         try {
-          return await (await this.keySet(document.jwks_uri, false))(header, token);
+          return await (
+            await this.keySet(document.jwks_uri, false)
+          )(header, token);
         } catch (error) {
           if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw error;
           // The provider may have rotated its keys since we read them.
-          return await (await this.keySet(document.jwks_uri, true))(header, token);
+          return await (
+            await this.keySet(document.jwks_uri, true)
+          )(header, token);
         }
       } catch (error) {
         throw keySetProblem(error);
@@ -175,7 +193,11 @@ export class OidcProvider implements SignInProvider {
         }
         throw providerUnavailable("The identity provider's JWKS holds a key Loom cannot use.");
       }
-      throw new LoomError('invalid_grant', `The identity provider's ID token is not valid: ${printable((error as Error).message, 120)}.`, 'Start the sign-in again.');
+      throw new LoomError(
+        'invalid_grant',
+        `The identity provider's ID token is not valid: ${printable((error as Error).message, 120)}.`,
+        'Start the sign-in again.',
+      );
     }
     const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
     if ((claims.azp !== undefined || audiences.length > 1) && claims.azp !== this.options.clientId) {
@@ -195,7 +217,12 @@ export class OidcProvider implements SignInProvider {
       { ...this.request('the UserInfo endpoint', endpoint), headers: { accept: 'application/json', authorization: `Bearer ${accessToken}` } },
       ClaimsShape,
     );
-    if (body.sub !== subject) throw new LoomError('invalid_grant', "The identity provider's UserInfo answer is about another user than its ID token (sub differs).", 'Start the sign-in again.');
+    if (body.sub !== subject)
+      throw new LoomError(
+        'invalid_grant',
+        "The identity provider's UserInfo answer is about another user than its ID token (sub differs).",
+        'Start the sign-in again.',
+      );
     return body;
   }
 
@@ -206,7 +233,11 @@ export class OidcProvider implements SignInProvider {
     // Discovery §4.3: the document names the issuer it was asked for. The configuration drops a
     // trailing slash, which some issuers (Auth0, Gitea) have in their name.
     if (body.issuer !== issuer && body.issuer !== `${issuer}/`) {
-      throw new LoomError('upstream_unavailable', `The identity provider's discovery document names the issuer ${printable(body.issuer)}, not ${issuer}.`, `Set LOOM_OIDC_ISSUER to the provider's exact issuer (docs/auth.md).`);
+      throw new LoomError(
+        'upstream_unavailable',
+        `The identity provider's discovery document names the issuer ${printable(body.issuer)}, not ${issuer}.`,
+        `Set LOOM_OIDC_ISSUER to the provider's exact issuer (docs/auth.md).`,
+      );
     }
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'] as const) {
       const value = body[field];

@@ -31,9 +31,7 @@ export interface SignInStart {
   browserSecret: string | null;
 }
 
-export type SignInResult =
-  | { kind: 'loopback'; location: string; user: UserRecord }
-  | { kind: 'web'; location: string; user: UserRecord };
+export type SignInResult = { kind: 'loopback'; location: string; user: UserRecord } | { kind: 'web'; location: string; user: UserRecord };
 
 /** Shown as an error page by the callback: never redirected anywhere. */
 export class SignInError extends Error {}
@@ -94,7 +92,12 @@ export class SignInService {
       expiresAt: new Date(this.clock.now() + STATE_LIFETIME_SECONDS * 1000).toISOString(),
     };
     // The URL first: a provider that cannot be asked (OpenID discovery failed) leaves no state behind.
-    const location = await provider.authorizeUrl({ state, redirectUri: this.callbackUrl(providerId), codeVerifier: record.providerVerifier, nonce: record.nonce });
+    const location = await provider.authorizeUrl({
+      state,
+      redirectUri: this.callbackUrl(providerId),
+      codeVerifier: record.providerVerifier,
+      nonce: record.nonce,
+    });
     await this.deps.states.add(record);
     return { location, browserSecret };
   }
@@ -108,7 +111,9 @@ export class SignInService {
     if (!params.state) throw new SignInError('The sign-in response has no state.');
     const pending = await this.takePending(params.state, browserSecret);
     if (!pending || pending.provider !== providerId) {
-      throw new SignInError('This sign-in link is not valid here: it was already used, it expired, or it was started in another browser. Start again in this browser.');
+      throw new SignInError(
+        'This sign-in link is not valid here: it was already used, it expired, or it was started in another browser. Start again in this browser.',
+      );
     }
     if (pending.expiresAt <= new Date(this.clock.now()).toISOString()) throw new SignInError('This sign-in took too long. Start again.');
     if (params.error || !params.code) throw new SignInError(`The provider did not sign you in${params.error ? ` (${params.error.slice(0, 100)})` : ''}.`);

@@ -56,7 +56,15 @@ export class TokenService {
     const scopes = parseScope(grant.scope);
     const subject = grant.userId ?? grant.clientId;
     const accessToken = await this.options.keys.sign(
-      { iss: this.options.urls.issuer, sub: subject, aud: resourceUri(this.options.urls, grant.resource), jti: randomUUID(), client_id: grant.clientId, scope: grant.scope, gid: grant.id },
+      {
+        iss: this.options.urls.issuer,
+        sub: subject,
+        aud: resourceUri(this.options.urls, grant.resource),
+        jti: randomUUID(),
+        client_id: grant.clientId,
+        scope: grant.scope,
+        gid: grant.id,
+      },
       ACCESS_TOKEN_TYP,
       this.accessTokenSeconds,
     );

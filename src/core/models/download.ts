@@ -321,7 +321,10 @@ class StallWatch {
 
   kick(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.cut.abort(new DownloadError('stalled', `No data from ${this.host} for ${Math.round(this.ms / 1000)} s; the transfer was cut.`, true)), this.ms);
+    this.timer = setTimeout(
+      () => this.cut.abort(new DownloadError('stalled', `No data from ${this.host} for ${Math.round(this.ms / 1000)} s; the transfer was cut.`, true)),
+      this.ms,
+    );
   }
 
   stop(): void {

@@ -118,11 +118,15 @@ export class GgufProvider implements CompletionProvider {
   constructor(options: GgufProviderOptions) {
     const contextSize = options.contextSize ?? 4096;
     const sequences = options.sequences ?? 4;
-    if (!Number.isInteger(contextSize) || contextSize < 64) throw new RangeError(`contextSize must be a whole number of at least 64 tokens, not ${contextSize}`);
+    if (!Number.isInteger(contextSize) || contextSize < 64)
+      throw new RangeError(`contextSize must be a whole number of at least 64 tokens, not ${contextSize}`);
     if (!Number.isInteger(sequences) || sequences < 1) throw new RangeError(`sequences must be a whole number of at least 1, not ${sequences}`);
-    if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new RangeError(`threads must be a whole number of at least 1, not ${options.threads}`);
-    if (options.chatContextSize !== undefined && (!Number.isInteger(options.chatContextSize) || options.chatContextSize < 64)) throw new RangeError(`chatContextSize must be a whole number of at least 64 tokens, not ${options.chatContextSize}`);
-    if (options.chatSequences !== undefined && (!Number.isInteger(options.chatSequences) || options.chatSequences < 1)) throw new RangeError(`chatSequences must be a whole number of at least 1, not ${options.chatSequences}`);
+    if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1))
+      throw new RangeError(`threads must be a whole number of at least 1, not ${options.threads}`);
+    if (options.chatContextSize !== undefined && (!Number.isInteger(options.chatContextSize) || options.chatContextSize < 64))
+      throw new RangeError(`chatContextSize must be a whole number of at least 64 tokens, not ${options.chatContextSize}`);
+    if (options.chatSequences !== undefined && (!Number.isInteger(options.chatSequences) || options.chatSequences < 1))
+      throw new RangeError(`chatSequences must be a whole number of at least 1, not ${options.chatSequences}`);
     this.name = options.name;
     this.options = { gpu: 'auto', fimLayout: 'auto', ...options, contextSize, sequences };
   }
@@ -204,7 +208,9 @@ export class GgufProvider implements CompletionProvider {
       signal.throwIfAborted();
       const loaded = await untilAborted(this.ensureLoaded(), signal);
       const chat = await untilAborted(this.ensureChat(loaded), signal);
-      const job = chat.pool.run(request.conversation ?? '', (sequence) => chatTurn(chat, sequence, { request, signal, clock, name: this.name, counters: this.chatCounters }));
+      const job = chat.pool.run(request.conversation ?? '', (sequence) =>
+        chatTurn(chat, sequence, { request, signal, clock, name: this.name, counters: this.chatCounters }),
+      );
       return await untilAborted(job, signal);
     } finally {
       unlink();
@@ -329,7 +335,9 @@ export class GgufProvider implements CompletionProvider {
     if (this.chatting) return this.chatting;
     const { contextSize, chatContextSize, chatSequences } = this.options;
     const chatting = (this.options.importRuntime ?? (() => import('node-llama-cpp')))()
-      .then((module) => createChatRuntime(module, loaded.runtime, this.name, { contextSize: chatContextSize ?? Math.max(contextSize, 8192), sequences: chatSequences ?? 1 }))
+      .then((module) =>
+        createChatRuntime(module, loaded.runtime, this.name, { contextSize: chatContextSize ?? Math.max(contextSize, 8192), sequences: chatSequences ?? 1 }),
+      )
       .then(
         (chat) => {
           this.chatRuntime = chat;

@@ -118,11 +118,7 @@ export class ModelLibrary {
  * (`~/` expands; a bare file name is also looked up in `modelsDir`). The file must start with
  * the GGUF magic. Throws LoomError `model_unavailable` saying what to do otherwise.
  */
-export function resolveGgufModel(
-  setting: string,
-  catalog: Pick<Catalog, 'models'>,
-  modelsDir: string,
-): { file: string; name: string } {
+export function resolveGgufModel(setting: string, catalog: Pick<Catalog, 'models'>, modelsDir: string): { file: string; name: string } {
   const value = setting.trim();
   const looksLikePath = value.includes('/') || value.includes('\\') || /\.gguf$/i.test(value);
   const model = looksLikePath ? undefined : findCatalogModel(catalog.models, value);

@@ -84,7 +84,8 @@ const REFUSAL_STATUSES = new Set([400, 422, 501]);
 /** Statuses that say something other than "not supported", whatever their message. */
 const NOT_REFUSALS = new Set([401, 403, 404, 408, 409, 413, 429, 502, 503, 504]);
 const MENTIONS_TOOLS = /\btools?\b|tool[ _]?choice|tool[ _]?calls?|function[ _-]?call|\bfunctions\b/i;
-const SAYS_UNSUPPORTED = /not support|unsupported|does ?n[o']t support|not (?:enabled|available|allowed|implemented)|requires?\b|--jinja|unrecogni[sz]ed|unknown (?:field|param|argument)|extra (?:inputs|fields)/i;
+const SAYS_UNSUPPORTED =
+  /not support|unsupported|does ?n[o']t support|not (?:enabled|available|allowed|implemented)|requires?\b|--jinja|unrecogni[sz]ed|unknown (?:field|param|argument)|extra (?:inputs|fields)/i;
 
 /**
  * Whether an error answer to a request with tools may mean "no tools here": 400, 422 or 501

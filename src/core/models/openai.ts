@@ -40,7 +40,9 @@ const INSTRUCT_SYSTEM =
  * An instruction (`mode: instruct`) as chat messages: the instruction, then the file it is about.
  * The gguf provider asks its chat models the same way.
  */
-export function instructionMessages(request: Pick<ProviderRequest, 'prefix' | 'suffix' | 'language' | 'filePath'>): { role: 'system' | 'user'; content: string }[] {
+export function instructionMessages(
+  request: Pick<ProviderRequest, 'prefix' | 'suffix' | 'language' | 'filePath'>,
+): { role: 'system' | 'user'; content: string }[] {
   const file = request.filePath ? ` (${request.filePath})` : '';
   const language = request.language || 'plain text';
   return [
@@ -166,7 +168,12 @@ export class OpenAiProvider implements CompletionProvider {
     signal.addEventListener('abort', onAbort, { once: true });
     this.inFlight.add(controller);
     try {
-      const response = await this.fetch(`${this.baseUrl}${route}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal: controller.signal });
+      const response = await this.fetch(`${this.baseUrl}${route}`, {
+        method: 'POST',
+        headers: this.headers(),
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
       if (!response.ok) throw new HttpFailure(response.status, await errorMessage(response));
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
         const json = parseJson(await response.text());
@@ -235,7 +242,13 @@ export class OpenAiProvider implements CompletionProvider {
           ];
     const body = { model: this.options.model, messages, max_tokens: request.maxTokens, temperature: 0, stream: true };
     try {
-      return await this.stream('/chat/completions', body, request, (choice) => stringOr((choice.delta as Json | undefined)?.content ?? (choice.message as Json | undefined)?.content), true);
+      return await this.stream(
+        '/chat/completions',
+        body,
+        request,
+        (choice) => stringOr((choice.delta as Json | undefined)?.content ?? (choice.message as Json | undefined)?.content),
+        true,
+      );
     } catch (error) {
       throw this.failure(error, request);
     }
@@ -328,7 +341,11 @@ export class OpenAiProvider implements CompletionProvider {
           : error.status === 404
             ? `Check openai.model ("${this.options.model}") and openai.baseUrl (it usually ends in /v1).`
             : undefined;
-      return new LoomError('model_failed', `The OpenAI-compatible server at ${this.shownUrl} answered HTTP ${error.status}: ${this.redact(error.serverMessage)}`, hint);
+      return new LoomError(
+        'model_failed',
+        `The OpenAI-compatible server at ${this.shownUrl} answered HTTP ${error.status}: ${this.redact(error.serverMessage)}`,
+        hint,
+      );
     }
     if (error instanceof Unreadable) {
       return new LoomError('model_failed', `The OpenAI-compatible server at ${this.shownUrl} sent ${this.redact(error.message)}.`);

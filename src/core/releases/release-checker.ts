@@ -74,9 +74,7 @@ export class ReleaseChecker {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new LoomError(
         'upstream_unavailable',
-        timedOut
-          ? `The code host did not answer within ${this.options.timeoutMs} ms.`
-          : 'The code host could not be reached.',
+        timedOut ? `The code host did not answer within ${this.options.timeoutMs} ms.` : 'The code host could not be reached.',
         'Try again shortly.',
       );
     }

@@ -7,7 +7,14 @@ import type { DeliveriesQuery } from '../../contracts/local-resources.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import { displayUrl, subscribes, webhookEndpointProblem } from './endpoints.ts';
-import { DELIVERY_STATUSES, type DeliveryLogEntry, type NewDeliveryRecord, type WebhookEndpoint, type WebhookEvent, type WebhookRepository } from './records.ts';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryLogEntry,
+  type NewDeliveryRecord,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookRepository,
+} from './records.ts';
 import { secretFingerprint } from './signing.ts';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -171,7 +171,11 @@ export class Documents {
   async close(relative?: string, options: { discard?: boolean } = {}): Promise<ClosedDocument> {
     const document = this.document(relative);
     if (isDirty(document) && !options.discard) {
-      throw new LoomError('unsaved_changes', `${document.path} has unsaved edits; closing it would lose them.`, 'Save it first, or close it with {"discard": true}.');
+      throw new LoomError(
+        'unsaved_changes',
+        `${document.path} has unsaved edits; closing it would lose them.`,
+        'Save it first, or close it with {"discard": true}.',
+      );
     }
     this.open.delete(document.path);
     if (this.activePath === document.path) this.activePath = [...this.open.keys()].at(-1);
@@ -296,7 +300,11 @@ export class Documents {
   /** The document, unless it was opened from a protected path. */
   private editable(document: Document): Document {
     if (document.readOnly) {
-      throw new LoomError('protected_path', `${document.path} is open read-only: it is in a git directory or in .loom, where Loom never writes.`, 'Git changes its own files through git commands; .loom is changed by the app.');
+      throw new LoomError(
+        'protected_path',
+        `${document.path} is open read-only: it is in a git directory or in .loom, where Loom never writes.`,
+        'Git changes its own files through git commands; .loom is changed by the app.',
+      );
     }
     return document;
   }

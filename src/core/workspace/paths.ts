@@ -104,7 +104,11 @@ export class WorkspacePaths {
   writeFile(relative: string, text: string, options: { at?: string } = {}): string {
     const target = this.resolveForWrite(relative);
     if (options.at !== undefined && options.at !== target) {
-      throw new LoomError('edit_conflict', `${relative} now leads to ${this.relative(target)} (a folder on its path was moved or replaced by a symbolic link); nothing was written.`, 'Open the file again.');
+      throw new LoomError(
+        'edit_conflict',
+        `${relative} now leads to ${this.relative(target)} (a folder on its path was moved or replaced by a symbolic link); nothing was written.`,
+        'Open the file again.',
+      );
     }
     withFileSystemErrors(relative, () => {
       const folder = path.dirname(target);

@@ -18,9 +18,7 @@ import path from 'node:path';
 export type ProtectedName = '.git' | '.loom';
 
 /** Why a path may not be written: a protected name on it, or a git directory around it. */
-export type Protection =
-  | { kind: 'name'; name: ProtectedName; component: string }
-  | { kind: 'git-directory'; folder: string; created: boolean };
+export type Protection = { kind: 'name'; name: ProtectedName; component: string } | { kind: 'git-directory'; folder: string; created: boolean };
 
 const NAMES: readonly ProtectedName[] = ['.git', '.loom'];
 /** NTFS 8.3 short names: `.git` → `GIT~1`, `.loom` → `LOOM~1` (`~2`… when the first is taken). */

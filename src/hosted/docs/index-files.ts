@@ -21,9 +21,7 @@ export function buildLlmsTxt(publicUrl: string): string {
     '',
     '## Operations',
     '',
-    ...operations.map(
-      (o) => `- [${o.operationId}](${publicUrl}${API_PREFIX}${o.path}): ${o.method} ${API_PREFIX}${o.path} — ${o.summary}. ${o.description}`,
-    ),
+    ...operations.map((o) => `- [${o.operationId}](${publicUrl}${API_PREFIX}${o.path}): ${o.method} ${API_PREFIX}${o.path} — ${o.summary}. ${o.description}`),
     '',
     '## MCP',
     '',
@@ -41,9 +39,7 @@ export function buildLlmsTxt(publicUrl: string): string {
 
 export function buildSitemap(publicUrl: string): string {
   const urls = [
-    ...operations
-      .filter((o) => o.method === 'GET' && o.success.status === 200 && !o.path.includes(':'))
-      .map((o) => publicUrl + API_PREFIX + o.path),
+    ...operations.filter((o) => o.method === 'GET' && o.success.status === 200 && !o.path.includes(':')).map((o) => publicUrl + API_PREFIX + o.path),
     ...DOCUMENTS.map((d) => publicUrl + d.path),
   ];
   return [

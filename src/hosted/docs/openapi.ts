@@ -66,7 +66,10 @@ function describeOperation(operation: AnyOperation): Json {
       ...(redirect ? {} : { content: { 'application/json': { schema: plainSchema(operation.success.schema) } } }),
     },
   };
-  Object.assign(responses, errorResponses([...operationErrors(operation), ...UNIVERSAL_ERRORS], 'hosted', (code) => code, '#/components/schemas/Error'));
+  Object.assign(
+    responses,
+    errorResponses([...operationErrors(operation), ...UNIVERSAL_ERRORS], 'hosted', (code) => code, '#/components/schemas/Error'),
+  );
   return {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -53,8 +53,7 @@ export interface HandlerServices {
 export function createHandlers(services: HandlerServices): Handlers {
   const { identity } = services;
   return {
-    getHealth: async (_input, { version }) =>
-      version === 'v2' ? detailedHealth(services.health) : basicHealth(services.health),
+    getHealth: async (_input, { version }) => (version === 'v2' ? detailedHealth(services.health) : basicHealth(services.health)),
 
     listDownloads: async ({ query }) => ({ products: listDownloads(services.catalog, query) }),
 

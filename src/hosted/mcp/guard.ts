@@ -27,7 +27,11 @@ export function checkTransportHeaders(request: FastifyRequest, publicUrl: string
   if (LOOPBACK_ADDRESSES.has(request.socket.localAddress ?? '')) {
     const host = hostnameOf(request.headers.host);
     if (!host || !(LOOPBACK_NAMES.has(host) || host === own.hostname)) {
-      throw new LoomError('forbidden', 'This server answers over loopback only to localhost, 127.0.0.1, [::1] and its public name.', `The MCP endpoint is ${own.origin}/mcp.`);
+      throw new LoomError(
+        'forbidden',
+        'This server answers over loopback only to localhost, 127.0.0.1, [::1] and its public name.',
+        `The MCP endpoint is ${own.origin}/mcp.`,
+      );
     }
   }
   const origin = request.headers.origin;
@@ -35,7 +39,11 @@ export function checkTransportHeaders(request: FastifyRequest, publicUrl: string
     throw new LoomError('forbidden', 'MCP requests from pages of other origins are refused.', `Only ${own.origin} may send an Origin.`);
   }
   if (request.headers['mcp-session-id'] !== undefined) {
-    throw new LoomError('not_found', 'This server keeps no sessions: the Mcp-Session-Id sent is not one it issued.', 'Initialize again without Mcp-Session-Id.');
+    throw new LoomError(
+      'not_found',
+      'This server keeps no sessions: the Mcp-Session-Id sent is not one it issued.',
+      'Initialize again without Mcp-Session-Id.',
+    );
   }
   const version = request.headers['mcp-protocol-version'];
   if (version !== undefined && !PROTOCOL_VERSIONS.includes(String(version))) {

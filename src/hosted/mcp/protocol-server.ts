@@ -40,7 +40,11 @@ export interface ProtocolServer {
  * const protocol = protocolServer({ name: 'loom', version: '1.0.0' }, buildTools(handlers), 'Tools of Loom.');
  * const { status, body } = await protocol.answer({ message, headers, url, context });
  */
-export function protocolServer(info: { name: string; title: string; version: string }, tools: ReadonlyMap<string, McpTool>, instructions: string): ProtocolServer {
+export function protocolServer(
+  info: { name: string; title: string; version: string },
+  tools: ReadonlyMap<string, McpTool>,
+  instructions: string,
+): ProtocolServer {
   const definitions = [...tools.values()].map((tool) => tool.definition);
   return {
     async answer({ message, headers, url, context }) {

@@ -113,7 +113,12 @@ function inputSchema(operation: AnyOperation, parts: Part[]): Record<string, unk
     required.push(...(part.schema.required ?? []));
   }
   const body = parts.find((part) => part.key === 'body');
-  return plainSchema({ type: 'object', properties, ...(required.length ? { required } : {}), ...(body?.schema.additionalProperties === false ? { additionalProperties: false } : {}) } as TSchema);
+  return plainSchema({
+    type: 'object',
+    properties,
+    ...(required.length ? { required } : {}),
+    ...(body?.schema.additionalProperties === false ? { additionalProperties: false } : {}),
+  } as TSchema);
 }
 
 /**

@@ -47,7 +47,8 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
     }
     const signedIn = await identity.sessions.resolve(readCookie(request, SESSION_COOKIE));
     if (!signedIn) {
-      if (request.method === 'POST') return showError(reply, 401, 'Signed out', 'Your session ended before you answered. Start the sign-in again from the application.');
+      if (request.method === 'POST')
+        return showError(reply, 401, 'Signed out', 'Your session ended before you answered. Start the sign-in again from the application.');
       const [provider] = identity.signIn.providerIds();
       if (!provider) return showError(reply, 503, 'Sign-in unavailable', 'No sign-in provider is configured on this server.');
       return reply.redirect(`${API_PREFIX}/auth/${provider}?${new URLSearchParams({ source: 'web', return_to: request.url })}`, 302);
@@ -84,18 +85,23 @@ export function registerOAuthRoutes(app: FastifyInstance, identity: Identity): v
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
     if ((origin !== undefined && origin !== new URL(urls.publicUrl).origin) || (site !== undefined && site !== 'same-origin')) {
-      return showError(reply, 403, 'Refused', 'The answer did not come from this server\'s consent page.');
+      return showError(reply, 403, 'Refused', "The answer did not come from this server's consent page.");
     }
     const signedIn = await identity.sessions.resolve(readCookie(request, SESSION_COOKIE));
     if (signedIn && !identity.sessions.checkCsrf(signedIn.session, form[CONSENT_FIELDS.csrf])) {
-      return showError(reply, 403, 'Refused', 'The answer did not come from this server\'s consent page (its CSRF token is missing or wrong).');
+      return showError(reply, 403, 'Refused', "The answer did not come from this server's consent page (its CSRF token is missing or wrong).");
     }
     const { [CONSENT_FIELDS.csrf]: _csrf, [CONSENT_FIELDS.decision]: decision, ...params } = form;
     if (decision !== APPROVE) {
       // Denied: the client hears it, once the request has proved its redirect URI is the client's.
       try {
         const authorization = await identity.oauth.checkAuthorization(params);
-        return redirectError(reply, { redirectUri: authorization.redirectUri, state: authorization.state }, 'access_denied', 'The user did not allow this application.');
+        return redirectError(
+          reply,
+          { redirectUri: authorization.redirectUri, state: authorization.state },
+          'access_denied',
+          'The user did not allow this application.',
+        );
       } catch (error) {
         if (error instanceof AuthorizeRedirectError) return redirectError(reply, error.request, 'access_denied', 'The user did not allow this application.');
         if (error instanceof AuthorizePageError) return showError(reply, 400, 'Invalid authorization request', error.message);

@@ -34,7 +34,12 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
   const acceptsTokens = Boolean(auth.oauth2?.length || auth.bearer);
   const challenge = (reply: FastifyReply, extra: Record<string, string> = {}) => {
     const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + resourceMetadataPath(target.resource) };
-    reply.header('www-authenticate', `Bearer ${Object.entries(params).map(([k, v]) => `${k}="${v}"`).join(', ')}`);
+    reply.header(
+      'www-authenticate',
+      `Bearer ${Object.entries(params)
+        .map(([k, v]) => `${k}="${v}"`)
+        .join(', ')}`,
+    );
   };
 
   return async (request: FastifyRequest, reply: FastifyReply) => {

@@ -10,7 +10,10 @@ import { announceDeprecation } from './deprecation.ts';
 import type { RateLimiter } from './rate-limit/index.ts';
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, hint?: string): FastifyReply {
-  return reply.code(ERROR_CODES[code].status).type('application/json; charset=utf-8').send(errorBody(code, message, hint));
+  return reply
+    .code(ERROR_CODES[code].status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(code, message, hint));
 }
 
 /**

@@ -22,8 +22,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, urls: ServiceUrls,
     sitemap: once(() => buildSitemap(publicUrl())),
   };
 
-  const serve = (url: string, type: string, body: () => string) =>
-    app.get(url, async (_request, reply) => reply.type(type).send(body()));
+  const serve = (url: string, type: string, body: () => string) => app.get(url, async (_request, reply) => reply.type(type).send(body()));
 
   serve('/openapi.json', 'application/json; charset=utf-8', documents.json);
   serve('/api/openapi.json', 'application/json; charset=utf-8', documents.json);

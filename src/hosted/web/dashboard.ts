@@ -113,10 +113,7 @@ export function registerDashboard(app: FastifyInstance, identity: Identity, cloc
 
   for (const [name, asset] of Object.entries(ASSETS)) {
     app.get(`${DASHBOARD_PATH}/${name}`, async (_request, reply) =>
-      reply
-        .type(asset.type)
-        .headers({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
-        .send(asset.body),
+      reply.type(asset.type).headers({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(asset.body),
     );
   }
 
@@ -130,21 +127,14 @@ export function registerDashboard(app: FastifyInstance, identity: Identity, cloc
     { onRequest: guard, schema: { body: createKeyBody } },
     async (request, reply) => {
       const { key, record } = await identity.apiKeys.create(signedIn(request).user.id, request.body);
-      return reply
-        .code(201)
-        .headers(JSON_HEADERS)
-        .send({ key, id: record.id, name: record.name, createdAt: record.createdAt, expiresAt: record.expiresAt });
+      return reply.code(201).headers(JSON_HEADERS).send({ key, id: record.id, name: record.name, createdAt: record.createdAt, expiresAt: record.expiresAt });
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
-    `${DASHBOARD_PATH}/api/keys/:id`,
-    { onRequest: guard, schema: { params: keyParams } },
-    async (request, reply) => {
-      await identity.apiKeys.revoke(signedIn(request).user.id, request.params.id);
-      return reply.code(204).headers(JSON_HEADERS).send();
-    },
-  );
+  app.delete<{ Params: { id: string } }>(`${DASHBOARD_PATH}/api/keys/:id`, { onRequest: guard, schema: { params: keyParams } }, async (request, reply) => {
+    await identity.apiKeys.revoke(signedIn(request).user.id, request.params.id);
+    return reply.code(204).headers(JSON_HEADERS).send();
+  });
 
   app.post(`${DASHBOARD_PATH}/logout`, { onRequest: guard }, async (request, reply) => {
     await identity.sessions.destroy(signedIn(request).id);

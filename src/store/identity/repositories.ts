@@ -273,7 +273,12 @@ export class SqlGrantRepository implements GrantRepository {
 
   async claimCode(codeHash: string, at: string): Promise<Claim<AuthorizationCodeRecord> | undefined> {
     return reach(async () => {
-      const claimed = await this.db.updateTable('authorization_codes').set({ used_at: at }).where('code_hash', '=', codeHash).where('used_at', 'is', null).executeTakeFirst();
+      const claimed = await this.db
+        .updateTable('authorization_codes')
+        .set({ used_at: at })
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       const row = await this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       return row && { record: toCode(row), firstUse: Number(claimed.numUpdatedRows) === 1 };
     });
@@ -298,7 +303,12 @@ export class SqlGrantRepository implements GrantRepository {
 
   async claimRefreshToken(tokenHash: string, at: string): Promise<Claim<RefreshTokenRecord> | undefined> {
     return reach(async () => {
-      const claimed = await this.db.updateTable('refresh_tokens').set({ used_at: at }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+      const claimed = await this.db
+        .updateTable('refresh_tokens')
+        .set({ used_at: at })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       const row = await this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return (
         row && {
@@ -357,7 +367,13 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
 
   async revoke(id: string, userId: string, at: string): Promise<boolean> {
     const result = await reach(() =>
-      this.db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst(),
+      this.db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst(),
     );
     return Number(result.numUpdatedRows) > 0;
   }
@@ -370,7 +386,13 @@ export class SqlSessionRepository implements SessionRepository {
     await reach(() =>
       this.db
         .insertInto('sessions')
-        .values({ id_hash: session.idHash, user_id: session.userId, csrf_token: session.csrfToken, created_at: session.createdAt, expires_at: session.expiresAt })
+        .values({
+          id_hash: session.idHash,
+          user_id: session.userId,
+          csrf_token: session.csrfToken,
+          created_at: session.createdAt,
+          expires_at: session.expiresAt,
+        })
         .execute(),
     );
   }

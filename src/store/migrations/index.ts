@@ -30,15 +30,21 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await createTextTable(db, 'users', ['id'], ['login', 'name?', 'email?', 'created_at']);
         await createTextTable(db, 'user_identities', ['provider', 'subject'], ['user_id']);
         await createTextTable(db, 'grants', ['id'], ['client_id', 'user_id?', 'scope', 'created_at', 'revoked_at?']);
-        await createTextTable(db, 'authorization_codes', ['code_hash'], [
-          'client_id', 'user_id', 'redirect_uri', 'code_challenge?', 'scope', 'nonce?', 'expires_at', 'used_at?', 'grant_id?',
-        ]);
+        await createTextTable(
+          db,
+          'authorization_codes',
+          ['code_hash'],
+          ['client_id', 'user_id', 'redirect_uri', 'code_challenge?', 'scope', 'nonce?', 'expires_at', 'used_at?', 'grant_id?'],
+        );
         await createTextTable(db, 'refresh_tokens', ['token_hash'], ['grant_id', 'expires_at', 'used_at?']);
         await createTextTable(db, 'api_keys', ['id'], ['user_id', 'name', 'scope', 'created_at', 'expires_at', 'revoked_at?']);
         await createTextTable(db, 'sessions', ['id_hash'], ['user_id', 'csrf_token', 'created_at', 'expires_at']);
-        await createTextTable(db, 'login_states', ['state_hash'], [
-          'provider', 'source', 'callback_port?', 'scope', 'code_challenge?', 'client_state?', 'return_to?', 'provider_verifier', 'nonce', 'expires_at',
-        ]);
+        await createTextTable(
+          db,
+          'login_states',
+          ['state_hash'],
+          ['provider', 'source', 'callback_port?', 'scope', 'code_challenge?', 'client_state?', 'return_to?', 'provider_verifier', 'nonce', 'expires_at'],
+        );
         await db.schema.createIndex('users_email').on('users').column('email').execute();
         await db.schema.createIndex('api_keys_user').on('api_keys').column('user_id').execute();
         await db.schema.createIndex('refresh_tokens_grant').on('refresh_tokens').column('grant_id').execute();
@@ -84,7 +90,9 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         // place in the log are one JSON object (`data`): the log is read whole, never queried.
         await db.schema
           .createTable('agent_tasks')
-          .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) => (dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement()))
+          .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
+            dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
+          )
           .addColumn('id', 'text', (col) => col.notNull().unique())
           .addColumn('status', 'text', (col) => col.notNull())
           .addColumn('task', 'text', (col) => col.notNull())

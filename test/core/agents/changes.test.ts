@@ -72,14 +72,19 @@ describe('agent changes', () => {
   it('a task that deletes a file it created, or writes one back, shows no change for it', async (t) => {
     const h = await agentHarness(t, { files: FILES });
     h.fake.chat.queue(
-      calls(['create_file', { path: 'src/tmp.ts', content: 'x\n' }], ['edit_file', { path: 'src/a.ts', search: 'export const a = 1;\n', replace: 'export const a = 2;\n' }]),
+      calls(
+        ['create_file', { path: 'src/tmp.ts', content: 'x\n' }],
+        ['edit_file', { path: 'src/a.ts', search: 'export const a = 1;\n', replace: 'export const a = 2;\n' }],
+      ),
       calls(['delete_file', { path: 'src/tmp.ts' }], ['edit_file', { path: 'src/a.ts', search: 'export const a = 2;\n', replace: 'export const a = 1;\n' }]),
       says('Done.'),
     );
     const { taskId } = await h.agents.run({ task: 'Nothing in the end', files: ['src/*.ts'] });
     await h.completed(taskId);
     assert.deepEqual((await h.agents.status(taskId)).changes, []);
-    assert.deepEqual(await h.store.agentTasks.changes(taskId), [{ id: 2, path: 'src/a.ts', origin: 'src/a.ts', before: FILES['src/a.ts'], after: FILES['src/a.ts'] }]);
+    assert.deepEqual(await h.store.agentTasks.changes(taskId), [
+      { id: 2, path: 'src/a.ts', origin: 'src/a.ts', before: FILES['src/a.ts'], after: FILES['src/a.ts'] },
+    ]);
   });
 });
 
@@ -99,7 +104,10 @@ describe('agent edits and the user', () => {
     h.fake.chat.release();
     await h.completed(taskId);
     assert.equal(h.file('src/math.ts'), mine);
-    assert.match(chatRequest(h.fake, 2).at(-1)!.content!, /^src\/math\.ts changed since you last read it: the user \(or another program\) edited it, and your change was not applied\. Read it again/);
+    assert.match(
+      chatRequest(h.fake, 2).at(-1)!.content!,
+      /^src\/math\.ts changed since you last read it: the user \(or another program\) edited it, and your change was not applied\. Read it again/,
+    );
     assert.deepEqual((await h.agents.status(taskId)).changes, []);
   });
 
@@ -107,7 +115,10 @@ describe('agent edits and the user', () => {
     const h = await agentHarness(t, { files: { 'src/math.ts': MATH, 'src/other.ts': 'x\n' } });
     await h.documents.openFile('src/math.ts');
     await h.documents.insert({ path: 'src/math.ts', text: '// typing\n', line: 1, column: 1 });
-    h.fake.chat.queue(calls(['read_file', { path: 'src/math.ts' }], ['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), says('Left it.'));
+    h.fake.chat.queue(
+      calls(['read_file', { path: 'src/math.ts' }], ['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]),
+      says('Left it.'),
+    );
     const { taskId } = await h.agents.run({ task: 'Swap', files: ['src/**'] });
     await h.completed(taskId);
     assert.equal(h.file('src/math.ts'), MATH);
@@ -132,14 +143,21 @@ describe('agent edits and the user', () => {
 
   it('two tasks never edit the same file: the second is refused while the first runs', async (t) => {
     const h = await agentHarness(t);
-    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), { kind: 'text', text: 'thinking…', hold: true });
+    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), {
+      kind: 'text',
+      text: 'thinking…',
+      hold: true,
+    });
     const held = h.fake.chat.held();
     const first = await h.agents.run({ task: 'Swap', files: ['src/**'] });
     await held;
     h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a - b;\n', replace: '  return b - a;\n' }]), says('It is locked.'));
     const second = await h.agents.run({ task: 'Swap sub', files: ['src/**'] });
     await h.completed(second.taskId);
-    assert.equal(chatRequest(h.fake, 3).at(-1)!.content, `src/math.ts is being changed by another agent task (${first.taskId}), which holds it until it ends. Work on other files, or finish and say what you would change in it.`);
+    assert.equal(
+      chatRequest(h.fake, 3).at(-1)!.content,
+      `src/math.ts is being changed by another agent task (${first.taskId}), which holds it until it ends. Work on other files, or finish and say what you would change in it.`,
+    );
     h.fake.chat.release();
     await h.completed(first.taskId);
     assert.equal(h.file('src/math.ts'), MATH.replace('a + b', 'b + a'));

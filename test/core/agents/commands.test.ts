@@ -26,20 +26,36 @@ describe('run_command', () => {
     });
     process.env.LOOM_API_TOKEN_FOR_TEST = 'anything';
     process.env.MY_PROVIDER_KEY = 'Bearer sk-provider-secret-123';
-    h.fake.chat.queue(calls(['run_command', { command }], ['run_command', { command: 'node -e "process.exit(3)"' }], ['run_command', { command: 'rm -rf /' }], ['run_command', { command: `${command}; rm -rf ~` }]), says('Checked.'));
+    h.fake.chat.queue(
+      calls(
+        ['run_command', { command }],
+        ['run_command', { command: 'node -e "process.exit(3)"' }],
+        ['run_command', { command: 'rm -rf /' }],
+        ['run_command', { command: `${command}; rm -rf ~` }],
+      ),
+      says('Checked.'),
+    );
     const { taskId } = await h.agents.run({ task: 'Check the environment', files: ['src/**'] });
     await h.completed(taskId);
     const request = h.fake.requests.find((r) => r.path === '/v1/chat/completions')!.body;
     const tool = request.tools.find((declared: { function: { name: string } }) => declared.function.name === 'run_command');
     assert.deepEqual(tool.function.parameters.properties.command.enum, [command, 'node -e "process.exit(3)"']);
-    const results = chatRequest(h.fake, 1).slice(-4).map((message) => message.content!);
+    const results = chatRequest(h.fake, 1)
+      .slice(-4)
+      .map((message) => message.content!);
     // Nothing expanded: no variable, no glob.
-    assert.equal(results[0], `$ ${command}\ncwd ${fs.realpathSync(h.root)}\nargs ["$HOME","a b","*"]\nloom 0\nsecret 0\npath true\n[${command} exited with code 0]`);
+    assert.equal(
+      results[0],
+      `$ ${command}\ncwd ${fs.realpathSync(h.root)}\nargs ["$HOME","a b","*"]\nloom 0\nsecret 0\npath true\n[${command} exited with code 0]`,
+    );
     assert.match(results[1]!, /\[node -e "process\.exit\(3\)" exited with code 3\]$/);
     assert.match(results[2]!, /^"rm -rf \/" is not a command you may run\. You may run only: "node env\.js/);
     assert.match(results[3]!, /is not a command you may run/);
     const steps = (await h.agents.steps(taskId)).filter((step) => step.tool === 'run_command');
-    assert.deepEqual(steps.map((step) => step.ok), [true, false, false, false]);
+    assert.deepEqual(
+      steps.map((step) => step.ok),
+      [true, false, false, false],
+    );
   });
 
   it('kills a command at its time limit and keeps the start and the end of a long output', async (t) => {
@@ -49,7 +65,9 @@ describe('run_command', () => {
     h.fake.chat.queue(calls(['run_command', { command: forever }], ['run_command', { command: chatty }]), says('Done.'));
     const { taskId } = await h.agents.run({ task: 'Run', files: ['src/**'] });
     await h.completed(taskId);
-    const [stopped, long] = chatRequest(h.fake, 1).slice(-2).map((message) => message.content!);
+    const [stopped, long] = chatRequest(h.fake, 1)
+      .slice(-2)
+      .map((message) => message.content!);
     assert.match(stopped!, /was stopped at its time limit\]$/);
     assert.match(long!, /^\$ node -e [^\n]*\na{4096}\n… \[\d+ characters of output left out\] …\n[ab]+END\n/);
     assert.ok(long!.length < 40_000);
@@ -75,7 +93,14 @@ describe('splitCommand and commandEnvironment', () => {
   });
 
   it('drops LOOM_ variables and any variable holding a known secret', () => {
-    const env = { PATH: '/bin', LOOM_OPENAI_API_KEY: 'k', loom_other: 'x', OPENAI_API_KEY: 'sk-provider-secret-123', URL: 'http://u:sk-provider-secret-123@h', HOME: '/h' };
+    const env = {
+      PATH: '/bin',
+      LOOM_OPENAI_API_KEY: 'k',
+      loom_other: 'x',
+      OPENAI_API_KEY: 'sk-provider-secret-123',
+      URL: 'http://u:sk-provider-secret-123@h',
+      HOME: '/h',
+    };
     assert.deepEqual(commandEnvironment(env, ['sk-provider-secret-123', 'short']), { PATH: '/bin', HOME: '/h' });
   });
 });

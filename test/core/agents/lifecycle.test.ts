@@ -27,7 +27,8 @@ describe('agent tasks: stop conditions', () => {
     const h = await agentHarness(t);
     const read = (): ReturnType<typeof calls> => calls(['read_file', { path: 'src/math.ts' }]);
     let n = 0;
-    const edit = (): ReturnType<typeof calls> => calls(['edit_file', { path: 'src/math.ts', search: `  return a - b;${' //'.repeat(n)}\n`, replace: `  return a - b;${' //'.repeat(++n)}\n` }]);
+    const edit = (): ReturnType<typeof calls> =>
+      calls(['edit_file', { path: 'src/math.ts', search: `  return a - b;${' //'.repeat(n)}\n`, replace: `  return a - b;${' //'.repeat(++n)}\n` }]);
     h.fake.chat.queue(read(), edit(), read(), edit(), read(), edit(), read(), says('Done.'));
     const { taskId } = await h.agents.run({ task: 'Comment sub', files: ['src/math.ts'] });
     await h.completed(taskId);
@@ -97,7 +98,11 @@ describe('agent tasks: stop conditions', () => {
 describe('agent tasks: cancel and capacity', () => {
   it('cancel aborts the model call at once and ends the task cancelled, keeping what it applied', async (t) => {
     const h = await agentHarness(t);
-    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), { kind: 'text', text: 'thinking…', hold: true });
+    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), {
+      kind: 'text',
+      text: 'thinking…',
+      hold: true,
+    });
     const held = h.fake.chat.held();
     const { taskId } = await h.agents.run({ task: 'Swap', files: ['src/**'] });
     await held;
@@ -105,7 +110,10 @@ describe('agent tasks: cancel and capacity', () => {
     const status = await h.agents.cancel(taskId);
     await hangUp;
     assert.deepEqual([status.status, status.reason], ['cancelled', 'cancelled']);
-    assert.deepEqual(status.changes.map((change) => change.action), ['modified']);
+    assert.deepEqual(
+      status.changes.map((change) => change.action),
+      ['modified'],
+    );
     assert.equal(h.file('src/math.ts'), MATH.replace('a + b', 'b + a'));
     const complete = await h.completed(taskId);
     assert.equal(complete.data.status, 'cancelled');
@@ -149,7 +157,11 @@ describe('agent tasks: cancel and capacity', () => {
 describe('agent tasks: restart', () => {
   it('a task cut by a crash ends failed, interrupted, when Loom starts again, with the changes it applied', async (t) => {
     const h = await agentHarness(t);
-    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), { kind: 'text', text: 'thinking…', hold: true });
+    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), {
+      kind: 'text',
+      text: 'thinking…',
+      hold: true,
+    });
     const held = h.fake.chat.held();
     const { taskId } = await h.agents.run({ task: 'Swap', files: ['src/**'] });
     await held;
@@ -159,7 +171,10 @@ describe('agent tasks: restart', () => {
     const status = await restarted.status(taskId);
     assert.deepEqual([status.status, status.reason], ['failed', 'interrupted']);
     assert.match(status.error!, /Loom stopped while the task was running/);
-    assert.deepEqual(status.changes.map((change) => [change.file, change.action]), [['src/math.ts', 'modified']]);
+    assert.deepEqual(
+      status.changes.map((change) => [change.file, change.action]),
+      [['src/math.ts', 'modified']],
+    );
     assert.match(status.changes[0]!.diff, /-  return a \+ b;\n\+  return b \+ a;/);
     assert.deepEqual(
       h.events.slice(events).map((event) => [event.type, event.data.taskId, event.data.reason]),

@@ -46,7 +46,11 @@ describe('ChangeLog', () => {
     );
     log.renamed('b.ts', 'a.ts', 'a4');
     log.wrote('a.ts', 'a4', 'a1');
-    assert.deepEqual(log.changes().map((change) => change.file), ['c.ts'], 'renamed and written back: no change');
+    assert.deepEqual(
+      log.changes().map((change) => change.file),
+      ['c.ts'],
+      'renamed and written back: no change',
+    );
   });
 });
 
@@ -62,7 +66,10 @@ describe('compactConversation', () => {
     }
     compactConversation(messages, 4000);
     const tools = messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
-    assert.deepEqual(tools.map((length) => length === 1000), [false, false, false, true, true, true]);
+    assert.deepEqual(
+      tools.map((length) => length === 1000),
+      [false, false, false, true, true, true],
+    );
     assert.equal(messages[0]!.content.length, 100);
     assert.match(messages[3]!.content, /^\[This result was left out/);
   });
@@ -70,7 +77,8 @@ describe('compactConversation', () => {
 
 describe('ModelSpeeds', () => {
   const budgets = { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900 };
-  const turn = (prompt: number, completion: number, firstTokenMs: number, totalMs: number) => ({ usage: { promptTokens: prompt, completionTokens: completion, source: 'server' }, timing: { firstTokenMs, totalMs } }) as ChatResult;
+  const turn = (prompt: number, completion: number, firstTokenMs: number, totalMs: number) =>
+    ({ usage: { promptTokens: prompt, completionTokens: completion, source: 'server' }, timing: { firstTokenMs, totalMs } }) as ChatResult;
 
   it('estimates from default speeds, then from the model’s measured ones, within the time budget', () => {
     const speeds = new ModelSpeeds();
@@ -87,7 +95,10 @@ describe('ModelSpeeds', () => {
 
 describe('agent settings', () => {
   it('takes settings.json over the configuration, and a request’s budgets over both', () => {
-    const settings = agentSettings({ maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 }, { maxSteps: 10, commands: ['npm test'] });
+    const settings = agentSettings(
+      { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 },
+      { maxSteps: 10, commands: ['npm test'] },
+    );
     assert.deepEqual(settings, { maxSteps: 10, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300, commands: ['npm test'] });
     assert.deepEqual(resolveBudgets(settings, { timeoutSeconds: 30 }), { maxSteps: 10, maxTokens: 500_000, timeoutSeconds: 30 });
     assert.throws(() => resolveBudgets(settings, { maxSteps: 0 }), { code: 'validation_error' });

@@ -14,7 +14,14 @@ describe('agent runtime: tool calls', () => {
     const h = await agentHarness(t);
     h.fake.chat.queue(
       calls(['read_file', { path: 'src/math.ts' }]),
-      calls(['edit_file', { path: 'src/math.ts', search: 'export function add(a: number, b: number): number {\n', replace: 'export function sum(a: number, b: number): number {\n' }]),
+      calls([
+        'edit_file',
+        {
+          path: 'src/math.ts',
+          search: 'export function add(a: number, b: number): number {\n',
+          replace: 'export function sum(a: number, b: number): number {\n',
+        },
+      ]),
       says('Renamed add to sum in src/math.ts.'),
     );
     const started = await h.agents.run({ task: 'Rename add to sum', files: ['src/**/*.ts'] });
@@ -37,7 +44,15 @@ describe('agent runtime: tool calls', () => {
         diff: '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -1,4 +1,4 @@\n-export function add(a: number, b: number): number {\n+export function sum(a: number, b: number): number {\n   return a + b;\n }\n \n',
       },
     ]);
-    assert.deepEqual(complete.data, { taskId: started.taskId, status: 'completed', reason: 'done', summary: 'Renamed add to sum in src/math.ts.', steps: 3, tokens: 3150, changes: [{ file: 'src/math.ts', action: 'modified' }] });
+    assert.deepEqual(complete.data, {
+      taskId: started.taskId,
+      status: 'completed',
+      reason: 'done',
+      summary: 'Renamed add to sum in src/math.ts.',
+      steps: 3,
+      tokens: 3150,
+      changes: [{ file: 'src/math.ts', action: 'modified' }],
+    });
 
     // The model saw the file numbered, then the edit's result with the lines in place.
     const second = chatRequest(h.fake, 1);
@@ -64,12 +79,21 @@ describe('agent runtime: tool calls', () => {
       ],
     );
     assert.deepEqual(steps[0]!.tokens, { prompt: 1000, completion: 50 });
-    assert.deepEqual((await h.agents.steps(started.taskId, { after: 3, limit: 1 })).map((step) => step.index), [4]);
+    assert.deepEqual(
+      (await h.agents.steps(started.taskId, { after: 3, limit: 1 })).map((step) => step.index),
+      [4],
+    );
   });
 
   it('tells the model its system prompt, tools and task, with the small files in scope already read', async (t) => {
     const h = await agentHarness(t, { files: { 'src/math.ts': MATH, 'docs/guide.md': '# Guide\n' } });
-    h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: 'export function add(a: number, b: number): number {', replace: 'export function sum(a: number, b: number): number {' }]), says('Done.'));
+    h.fake.chat.queue(
+      calls([
+        'edit_file',
+        { path: 'src/math.ts', search: 'export function add(a: number, b: number): number {', replace: 'export function sum(a: number, b: number): number {' },
+      ]),
+      says('Done.'),
+    );
     const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/**'] });
     await h.completed(taskId);
     const request = h.fake.requests.find((r) => r.path === '/v1/chat/completions')!.body;
@@ -90,12 +114,18 @@ describe('agent runtime: tool calls', () => {
     h.fake.chat.queue(
       calls(['edit_file', '{"path": "src/math.ts", "search": "add(", replace: "sum("}']),
       calls(['open_file', { path: 'src/math.ts' }]),
-      calls(['edit_file', { path: 'src/math.ts', search: 'export function add(a: number, b: number): number {', replace: 'export function sum(a: number, b: number): number {' }]),
+      calls([
+        'edit_file',
+        { path: 'src/math.ts', search: 'export function add(a: number, b: number): number {', replace: 'export function sum(a: number, b: number): number {' },
+      ]),
       says('Done.'),
     );
     const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/math.ts'] });
     await h.completed(taskId);
-    assert.match(chatRequest(h.fake, 1).at(-1)!.content!, /^Your call of edit_file could not be read: The arguments are not valid JSON: .*Send it again with its arguments as one JSON object\.$/);
+    assert.match(
+      chatRequest(h.fake, 1).at(-1)!.content!,
+      /^Your call of edit_file could not be read: The arguments are not valid JSON: .*Send it again with its arguments as one JSON object\.$/,
+    );
     assert.match(chatRequest(h.fake, 2).at(-1)!.content!, /^There is no tool "open_file"\. The tools are: list_files, read_file, search, edit_file/);
     assert.equal(h.file('src/math.ts'), SUM);
     assert.equal((await h.agents.status(taskId)).reason, 'done');
@@ -146,7 +176,10 @@ describe('agent runtime: search/replace blocks in plain text', () => {
     // Request 0 carried tools and was refused; the provider asked again with the tools in text.
     const told = chatRequest(h.fake, 2).at(-1)!;
     assert.equal(told.role, 'user');
-    assert.match(told.content!, /^Your edit blocks:\nBlock 1 \(src\/math\.ts\): applied; it is now line 1\.[\s\S]*\nBlock 2 \(src\/math\.ts\): applied; it is now line 6\./);
+    assert.match(
+      told.content!,
+      /^Your edit blocks:\nBlock 1 \(src\/math\.ts\): applied; it is now line 1\.[\s\S]*\nBlock 2 \(src\/math\.ts\): applied; it is now line 6\./,
+    );
     const requests = h.fake.requests.filter((r) => r.path === '/v1/chat/completions');
     assert.ok(requests.at(-1)!.body.tools === undefined, 'tools went in the system prompt once the server refused them');
     assert.match(requests.at(-1)!.body.messages[0].content, /<tools>/);
@@ -167,7 +200,10 @@ describe('agent runtime: search/replace blocks in plain text', () => {
     const { taskId } = await h.agents.run({ task: 'Swap the operands', files: ['src/math.ts'] });
     await h.completed(taskId);
     assert.equal(h.file('src/math.ts'), MATH.replace('  return a + b;', '  return b + a;'));
-    assert.match(chatRequest(h.fake, 1).at(-1)!.content!, /applied; it is now line 2 \(SEARCH differed from the file in indentation; the file's whitespace was kept\)/);
+    assert.match(
+      chatRequest(h.fake, 1).at(-1)!.content!,
+      /applied; it is now line 2 \(SEARCH differed from the file in indentation; the file's whitespace was kept\)/,
+    );
   });
 
   it('refuses an ambiguous block, naming the places, and applies the one sent again with context', async (t) => {
@@ -207,15 +243,22 @@ describe('agent runtime: confinement', () => {
     const h = await agentHarness(t, { files: { 'src/math.ts': MATH, 'README.md': '# Math\n', '.git/config': '[core]\n' } });
     h.fake.chat.queue(
       calls(['create_file', { path: 'README2.md', content: 'x' }], ['edit_file', { path: 'README.md', search: '# Math\n', replace: '# Maths\n' }]),
-      calls(['edit_file', { path: '.git/config', search: '[core]\n', replace: '[core]\n\thooksPath = /tmp/evil\n' }], ['create_file', { path: '../outside.txt', content: 'x' }]),
+      calls(
+        ['edit_file', { path: '.git/config', search: '[core]\n', replace: '[core]\n\thooksPath = /tmp/evil\n' }],
+        ['create_file', { path: '../outside.txt', content: 'x' }],
+      ),
       says('I could not change those files.'),
     );
     const { taskId } = await h.agents.run({ task: 'Edit README', files: ['src/**'] });
     await h.completed(taskId);
-    const told = chatRequest(h.fake, 1).slice(-2).map((message) => message.content);
+    const told = chatRequest(h.fake, 1)
+      .slice(-2)
+      .map((message) => message.content);
     assert.match(told[0]!, /^README2\.md is outside the files this task may change \(src\/\*\*\); it may be read, not changed\.$/);
     assert.match(told[1]!, /^README\.md is outside the files this task may change/);
-    const second = chatRequest(h.fake, 2).slice(-2).map((message) => message.content);
+    const second = chatRequest(h.fake, 2)
+      .slice(-2)
+      .map((message) => message.content);
     assert.match(second[0]!, /^\.git\/config is outside the files/, 'outside the globs first');
     assert.match(second[1]!, /^\.\.\/outside\.txt is outside the workspace\./);
     assert.equal(h.file('README.md'), '# Math\n');
@@ -237,7 +280,9 @@ describe('agent runtime: confinement', () => {
     );
     const { taskId } = await h.agents.run({ task: 'Harden', files: ['**'] });
     await h.completed(taskId);
-    const told = chatRequest(h.fake, 1).slice(-4).map((message) => message.content);
+    const told = chatRequest(h.fake, 1)
+      .slice(-4)
+      .map((message) => message.content);
     assert.match(told[0]!, /^\.git\/config \(1 lines\):\n1\t\[core\]/, 'reading is allowed');
     assert.match(told[1]!, /^\.git\/config is in a git directory \(\.git\) or would create it; Loom never writes there\./);
     assert.match(told[2]!, /^\.loom\/extensions\/evil\.js is in \.loom/);

@@ -75,7 +75,8 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   const providers = new ProviderSet(
     new BuiltinProvider(new BuiltinModel()),
     {
-      gguf: (settings) => new GgufProvider({ file: settings.model, name: 'tiny', gpu: 'off', contextSize: 512, threads: 1, sequences: 1, chatContextSize: settings.contextSize }),
+      gguf: (settings) =>
+        new GgufProvider({ file: settings.model, name: 'tiny', gpu: 'off', contextSize: 512, threads: 1, sequences: 1, chatContextSize: settings.contextSize }),
       openai: (settings) => new OpenAiProvider(settings),
     },
     {
@@ -107,7 +108,11 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   const agents = await make();
   const completed = async (taskId: string, limitMs?: number) => {
     let found: LoomEvent | undefined;
-    await waitFor(() => (found = events.find((event) => event.type === 'agent:complete' && event.data.taskId === taskId)) !== undefined, limitMs, `agent:complete of ${taskId}`);
+    await waitFor(
+      () => (found = events.find((event) => event.type === 'agent:complete' && event.data.taskId === taskId)) !== undefined,
+      limitMs,
+      `agent:complete of ${taskId}`,
+    );
     return found!;
   };
   return {
@@ -129,13 +134,18 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   };
 }
 
-export const MATH = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function sub(a: number, b: number): number {\n  return a - b;\n}\n';
+export const MATH =
+  'export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport function sub(a: number, b: number): number {\n  return a - b;\n}\n';
 
 let callNumber = 0;
 
 /** A turn of native tool calls: [name, arguments object or raw text]. */
 export function calls(...list: [string, Record<string, unknown> | string][]): Extract<ScriptedTurn, { kind: 'tools' }> {
-  return { kind: 'tools', calls: list.map(([name, args]) => ({ id: `call_${++callNumber}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) })), usage: { prompt: 1000, completion: 50 } };
+  return {
+    kind: 'tools',
+    calls: list.map(([name, args]) => ({ id: `call_${++callNumber}`, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) })),
+    usage: { prompt: 1000, completion: 50 },
+  };
 }
 
 /** A turn of plain text (the model's last words, or search/replace blocks). */

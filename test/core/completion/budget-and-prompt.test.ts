@@ -30,7 +30,11 @@ describe('prompt and context (local /api/ai/complete)', () => {
   });
 
   it('appends a prompt the context lacks, unless it is an instruction to a chat model', () => {
-    assert.deepEqual(cursorFromPrompt({ prompt: 'const x = ', context, mode: 'auto', chat: true }), { prefix: context + 'const x = ', suffix: '', mode: 'fim' });
+    assert.deepEqual(cursorFromPrompt({ prompt: 'const x = ', context, mode: 'auto', chat: true }), {
+      prefix: context + 'const x = ',
+      suffix: '',
+      mode: 'fim',
+    });
     const instruction = 'Write a function that multiplies two numbers';
     assert.equal(cursorFromPrompt({ prompt: instruction, context, mode: 'auto', chat: true }).mode, 'instruct');
     assert.equal(cursorFromPrompt({ prompt: instruction, context, mode: 'auto', chat: false }).mode, 'fim');
@@ -39,7 +43,9 @@ describe('prompt and context (local /api/ai/complete)', () => {
   });
 
   it('tells prose from code', () => {
-    for (const prose of ['Add error handling to this function', 'sort the users by `lastName` please', 'Explain what this regex does.']) assert.ok(readsAsInstruction(prose), prose);
-    for (const code of ['const value = compute(', 'return a + b;', 'if (x) {', 'import fs from', 'foo', 'items.map(x => x * 2)']) assert.ok(!readsAsInstruction(code), code);
+    for (const prose of ['Add error handling to this function', 'sort the users by `lastName` please', 'Explain what this regex does.'])
+      assert.ok(readsAsInstruction(prose), prose);
+    for (const code of ['const value = compute(', 'return a + b;', 'if (x) {', 'import fs from', 'foo', 'items.map(x => x * 2)'])
+      assert.ok(!readsAsInstruction(code), code);
   });
 });

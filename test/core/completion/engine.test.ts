@@ -48,7 +48,10 @@ class ScriptedProvider implements CompletionProvider {
 const limits: EngineLimits = { timeoutMs: 2000, maxTokens: 64, prefixChars: 100, suffixChars: 50 };
 const config = (over: Partial<CompletionConfig> = {}): CompletionConfig => ({ provider: 'builtin', ...limits, ...over });
 
-function engineWith(builtin: CompletionProvider, options: { limits?: Partial<EngineLimits>; config?: CompletionConfig; gguf?: CompletionProvider; openai?: CompletionProvider } = {}) {
+function engineWith(
+  builtin: CompletionProvider,
+  options: { limits?: Partial<EngineLimits>; config?: CompletionConfig; gguf?: CompletionProvider; openai?: CompletionProvider } = {},
+) {
   const set = new ProviderSet(
     builtin,
     { gguf: () => options.gguf ?? assert.fail('no gguf'), openai: () => options.openai ?? assert.fail('no openai') },
@@ -78,7 +81,10 @@ describe('completion engine', () => {
     assert.equal((await engine.complete({ ...request, model: 'openai' })).completion, 'b');
     assert.equal((await engine.complete({ ...request, model: 'builtin' })).completion, 'a');
     assert.deepEqual(engine.models(), ['builtin', 'gpt-coder']);
-    await assert.rejects(engine.complete({ ...request, model: 'gpt-9' }), (error: LoomError) => error.code === 'unknown_model' && /builtin, gpt-coder/.test(error.hint ?? ''));
+    await assert.rejects(
+      engine.complete({ ...request, model: 'gpt-9' }),
+      (error: LoomError) => error.code === 'unknown_model' && /builtin, gpt-coder/.test(error.hint ?? ''),
+    );
   });
 
   it('sends a provider only the budgeted text around the cursor', async () => {
@@ -135,7 +141,12 @@ describe('completion engine', () => {
 
   it('a caller that goes away ends its request', async () => {
     const held = new Gate();
-    const slow = new ScriptedProvider('builtin', 'builtin', () => 'abcdefghijklmnop', () => held);
+    const slow = new ScriptedProvider(
+      'builtin',
+      'builtin',
+      () => 'abcdefghijklmnop',
+      () => held,
+    );
     const gone = new AbortController();
     const pending = engineWith(slow).complete({ ...request, signal: gone.signal });
     await held.reached(); // the provider is generating
@@ -147,8 +158,12 @@ describe('completion engine', () => {
 
   it('passes provider errors through', async () => {
     const failing: CompletionProvider = {
-      kind: 'builtin', name: 'builtin', capabilities: { fim: true, chat: false, tools: false },
-      complete: async () => { throw new LoomError('model_unavailable', 'gone'); },
+      kind: 'builtin',
+      name: 'builtin',
+      capabilities: { fim: true, chat: false, tools: false },
+      complete: async () => {
+        throw new LoomError('model_unavailable', 'gone');
+      },
       close: async () => {},
     };
     await assert.rejects(engineWith(failing).complete(request), (error: LoomError) => error.code === 'model_unavailable');
@@ -163,7 +178,11 @@ describe('completion engine', () => {
     const builtin = new ScriptedProvider('builtin', 'builtin', () => 'b');
     const made: ScriptedProvider[] = [];
     const set = new ProviderSet(builtin, {
-      gguf: (s) => { const p = new ScriptedProvider('gguf', s.model, () => 'g'); made.push(p); return p; },
+      gguf: (s) => {
+        const p = new ScriptedProvider('gguf', s.model, () => 'g');
+        made.push(p);
+        return p;
+      },
       openai: () => assert.fail('no openai'),
     });
     const gguf = { model: 'one.gguf', gpu: 'off' as const, contextSize: 512 };
@@ -177,6 +196,9 @@ describe('completion engine', () => {
     set.configure(config({ provider: 'builtin' }));
     assert.equal(set.select().name, 'builtin');
     assert.equal(made[1]!.closed, true);
-    assert.throws(() => set.select('gguf'), (error: LoomError) => error.code === 'unknown_model');
+    assert.throws(
+      () => set.select('gguf'),
+      (error: LoomError) => error.code === 'unknown_model',
+    );
   });
 });

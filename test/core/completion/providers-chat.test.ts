@@ -30,7 +30,14 @@ function standIn(kind: ProviderKind, name: string, chats: boolean): CompletionPr
   return provider;
 }
 
-const config = (over: Partial<CompletionConfig>): CompletionConfig => ({ provider: 'builtin', timeoutMs: 1000, maxTokens: 64, prefixChars: 100, suffixChars: 50, ...over });
+const config = (over: Partial<CompletionConfig>): CompletionConfig => ({
+  provider: 'builtin',
+  timeoutMs: 1000,
+  maxTokens: 64,
+  prefixChars: 100,
+  suffixChars: 50,
+  ...over,
+});
 const openaiSettings = { baseUrl: 'http://127.0.0.1:1/v1', model: 'qwen2.5-coder:7b-instruct', fim: 'auto' as const };
 const ggufSettings = { model: 'coder.gguf', gpu: 'off' as const, contextSize: 512 };
 
@@ -43,20 +50,27 @@ describe('ProviderSet.selectChat', () => {
     const providers = set({ provider: 'gguf', gguf: ggufSettings, openai: openaiSettings });
     assert.equal(providers.selectChat('openai').name, 'qwen2.5-coder:7b-instruct');
     assert.equal(providers.selectChat('coder.gguf').kind, 'gguf');
-    assert.throws(() => providers.selectChat('gpt-9'), (error: LoomError) => error.code === 'unknown_model');
+    assert.throws(
+      () => providers.selectChat('gpt-9'),
+      (error: LoomError) => error.code === 'unknown_model',
+    );
   });
 
   it('without a name, takes the default provider when it can chat, else the first that can', async () => {
     assert.equal(set({ provider: 'gguf', gguf: ggufSettings, openai: openaiSettings }).selectChat().kind, 'gguf');
     const chosen = set({ provider: 'builtin', openai: openaiSettings }).selectChat();
     assert.equal(chosen.kind, 'openai');
-    assert.equal((await chosen.chat({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 1, signal: new AbortController().signal })).text, 'qwen2.5-coder:7b-instruct: 1');
+    assert.equal(
+      (await chosen.chat({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 1, signal: new AbortController().signal })).text,
+      'qwen2.5-coder:7b-instruct: 1',
+    );
   });
 
   it('refuses a provider that cannot chat, saying which can', () => {
     assert.throws(
       () => set({ provider: 'builtin', openai: openaiSettings }).selectChat('builtin'),
-      (error: LoomError) => error.code === 'bad_request' && /cannot chat/.test(error.message) && error.hint === 'Models that can chat: qwen2.5-coder:7b-instruct.',
+      (error: LoomError) =>
+        error.code === 'bad_request' && /cannot chat/.test(error.message) && error.hint === 'Models that can chat: qwen2.5-coder:7b-instruct.',
     );
     assert.throws(
       () => set({ provider: 'builtin' }).selectChat(),

@@ -20,9 +20,15 @@ describe('tool calls in text', () => {
     const written = toolCallText({ id: 'call_1', name: 'read_file', argumentsText: '{"path": "a.ts"}' });
     assert.equal(written, '<tool_call>\n{"name":"read_file","arguments":{"path":"a.ts"}}\n</tool_call>');
     const read = readTextToolCalls(written);
-    assert.deepEqual(read.calls.map(({ name, arguments: args }) => ({ name, args })), [{ name: 'read_file', args: { path: 'a.ts' } }]);
+    assert.deepEqual(
+      read.calls.map(({ name, arguments: args }) => ({ name, args })),
+      [{ name: 'read_file', args: { path: 'a.ts' } }],
+    );
     // A malformed call of an earlier turn is written as the text it was, in a JSON string.
-    assert.equal(toolCallText({ id: 'c', name: 'read_file', argumentsText: '{"path": ' }), '<tool_call>\n{"name":"read_file","arguments":"{\\"path\\": "}\n</tool_call>');
+    assert.equal(
+      toolCallText({ id: 'c', name: 'read_file', argumentsText: '{"path": ' }),
+      '<tool_call>\n{"name":"read_file","arguments":"{\\"path\\": "}\n</tool_call>',
+    );
     assert.equal(toolResultText('read_file', 'line 1\nline 2'), '<tool_response name="read_file">\nline 1\nline 2\n</tool_response>');
   });
 

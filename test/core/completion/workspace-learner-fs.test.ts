@@ -14,11 +14,12 @@ import { waitFor } from '../../support/wait.ts';
 it('skips symlink loops and FIFOs that appear on disk, and goes on learning', async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-learner-fs-'));
   const files = new Map<string, string>();
-  const learner = new WorkspaceLearner(
-    { updateFile: (file, text) => void files.set(file, text), removeFile: (file) => void files.delete(file) },
-    root,
-    { train: async () => undefined, accepts: acceptsFile, skipsDirectory, debounceMs: 20 },
-  );
+  const learner = new WorkspaceLearner({ updateFile: (file, text) => void files.set(file, text), removeFile: (file) => void files.delete(file) }, root, {
+    train: async () => undefined,
+    accepts: acceptsFile,
+    skipsDirectory,
+    debounceMs: 20,
+  });
   learner.start();
   t.after(() => {
     learner.close();

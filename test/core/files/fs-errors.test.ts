@@ -60,7 +60,10 @@ describe('fileSystemError', () => {
     const own = new LoomError('protected_path', 'no');
     assert.equal(fileSystemError(own, 'x'), own);
     const bug = Object.assign(new TypeError('The "path" argument must be of type string'), { code: 'ERR_INVALID_ARG_TYPE' });
-    assert.throws(() => fileSystemError(bug, 'x'), (error) => error === bug);
+    assert.throws(
+      () => fileSystemError(bug, 'x'),
+      (error) => error === bug,
+    );
     assert.throws(() => fileSystemError(new Error('plain'), 'x'), /plain/);
   });
 });
@@ -76,7 +79,10 @@ describe('reading regular files only', () => {
 
   it('refuses a FIFO without waiting for a writer', async (t) => {
     const file = fifo(t);
-    assert.throws(() => readRegularFile(file, 'pipe.ts', 1024), (error: LoomError) => error.code === 'not_a_file' && /FIFO/.test(error.message));
+    assert.throws(
+      () => readRegularFile(file, 'pipe.ts', 1024),
+      (error: LoomError) => error.code === 'not_a_file' && /FIFO/.test(error.message),
+    );
     assert.equal(await readRegularBytes(file, 1024), undefined);
   });
 
@@ -84,9 +90,18 @@ describe('reading regular files only', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-read-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     fs.writeFileSync(path.join(dir, 'a.txt'), 'héllo');
-    assert.throws(() => readRegularFile(dir, 'dir', 1024), (error: LoomError) => error.code === 'not_a_file');
-    assert.throws(() => readRegularFile(path.join(dir, 'a.txt'), 'a.txt', 3), (error: LoomError) => error.code === 'payload_too_large');
-    assert.throws(() => readRegularFile(path.join(dir, 'missing'), 'missing', 3), (error: LoomError) => error.code === 'not_found');
+    assert.throws(
+      () => readRegularFile(dir, 'dir', 1024),
+      (error: LoomError) => error.code === 'not_a_file',
+    );
+    assert.throws(
+      () => readRegularFile(path.join(dir, 'a.txt'), 'a.txt', 3),
+      (error: LoomError) => error.code === 'payload_too_large',
+    );
+    assert.throws(
+      () => readRegularFile(path.join(dir, 'missing'), 'missing', 3),
+      (error: LoomError) => error.code === 'not_found',
+    );
     assert.equal(readRegularFile(path.join(dir, 'a.txt'), 'a.txt', 1024).text, 'héllo');
   });
 });

@@ -23,7 +23,11 @@ describe('GitWorkspace.commit, refused', () => {
     box.write(path.join(repo, 'new.txt'), 'new\n');
     box.write(path.join(repo, 'README.md'), '# changed\n');
     const before = state(box, repo);
-    await rejectsWith(box.workspace(repo).commit({ message: 'x', files: ['new.txt', 'README.md', 'missing.txt'] }), 'validation_error', /missing\.txt matches no file/);
+    await rejectsWith(
+      box.workspace(repo).commit({ message: 'x', files: ['new.txt', 'README.md', 'missing.txt'] }),
+      'validation_error',
+      /missing\.txt matches no file/,
+    );
     assert.deepEqual(state(box, repo), before);
   });
 
@@ -51,7 +55,10 @@ describe('GitWorkspace.commit, refused', () => {
     assert.equal(box.git(repo, 'status', '--porcelain=v1', '--untracked-files=all'), 'M  README.md\n?? b.txt');
     await box.workspace(repo).commit({ message: 'the rest' });
     assert.equal(box.git(repo, 'status', '--porcelain=v1', '--untracked-files=all'), '');
-    assert.deepEqual(fs.readdirSync(path.join(repo, '.git')).filter((name) => name.startsWith('index') && name !== 'index'), []);
+    assert.deepEqual(
+      fs.readdirSync(path.join(repo, '.git')).filter((name) => name.startsWith('index') && name !== 'index'),
+      [],
+    );
   });
 
   it('leaves a lock another git holds in place', async (t) => {

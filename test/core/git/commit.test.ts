@@ -54,7 +54,9 @@ describe('GitWorkspace.commit', () => {
     box.git(repo, 'add', 'staged-elsewhere.txt');
     box.write(path.join(repo, 'README.md'), 'unstaged edit\n');
 
-    const result = await box.workspace(repo).commit({ message: 'Some', files: ['tracked.txt', 'doomed.txt', 'new dir/-rf.txt', '*', path.join(repo, 'tracked.txt')] });
+    const result = await box
+      .workspace(repo)
+      .commit({ message: 'Some', files: ['tracked.txt', 'doomed.txt', 'new dir/-rf.txt', '*', path.join(repo, 'tracked.txt')] });
     assert.deepEqual(result.files.sort(), ['*', 'doomed.txt', 'new dir/-rf.txt', 'tracked.txt']);
     assert.equal(box.git(repo, 'show', 'HEAD:new dir/-rf.txt'), 'dash');
     // Still staged but not committed; the unstaged edit untouched.
@@ -137,11 +139,22 @@ describe('GitWorkspace.commit', () => {
     fs.symlinkSync(path.join(outside, 'does-not-exist'), path.join(repo, 'dangling-out'));
     box.write(path.join(repo, 'a.txt'), 'a\n');
     const git = box.workspace(repo);
-    for (const file of ['../outside/secret.txt', '../outside', path.join(outside, 'secret.txt'), '/etc/passwd', 'link-out', 'dir-out/secret.txt', 'dir-out', 'dangling-out', 'a.txt/../../outside']) {
+    for (const file of [
+      '../outside/secret.txt',
+      '../outside',
+      path.join(outside, 'secret.txt'),
+      '/etc/passwd',
+      'link-out',
+      'dir-out/secret.txt',
+      'dir-out',
+      'dangling-out',
+      'a.txt/../../outside',
+    ]) {
       await rejectsWith(git.commit({ message: 'x', files: [file] }), 'forbidden_path');
     }
     await rejectsWith(git.commit({ message: 'x', files: ['.git/config'] }), 'forbidden_path', /\.git/);
-    for (const alias of ['.GIT/config', '.git./config', 'git~1/config']) await rejectsWith(git.commit({ message: 'x', files: [alias] }), 'forbidden_path', /\.git/);
+    for (const alias of ['.GIT/config', '.git./config', 'git~1/config'])
+      await rejectsWith(git.commit({ message: 'x', files: [alias] }), 'forbidden_path', /\.git/);
     await rejectsWith(git.commit({ message: 'x', files: ['a.txt', '../x'] }), 'forbidden_path');
     assert.equal(box.git(repo, 'rev-list', '--count', 'HEAD'), '1');
     // A symlink that stays inside is committed as a symlink.
@@ -181,7 +194,9 @@ describe('GitWorkspace.commit', () => {
     // commit can only end at the time limit, and the hook only by being killed.
     const fifo = path.join(box.dir, 'hook-waits-here');
     execFileSync('mkfifo', [fifo]);
-    fs.writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch '${started}'\nread line < '${fifo}'\ntouch '${finished}'\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch '${started}'\nread line < '${fifo}'\ntouch '${finished}'\n`, {
+      mode: 0o755,
+    });
     box.write(path.join(repo, 'a.txt'), 'a\n');
     // Long enough for git to reach the hook on a loaded machine.
     await rejectsWith(box.workspace(repo, { longTimeoutMs: 5000 }).commit({ message: 'x' }), 'git_timeout');

@@ -33,7 +33,13 @@ export function sandbox(t: TestContext): Sandbox {
   fs.mkdirSync(home);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_CONFIG_NOSYSTEM: '1' };
   for (const name of Object.keys(env)) if (name.startsWith('GIT_') && name !== 'GIT_CONFIG_NOSYSTEM') delete env[name];
-  const helperEnv = { ...env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
+  const helperEnv = {
+    ...env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+  };
 
   const git = (cwd: string, ...args: string[]) =>
     execFileSync('git', args, { cwd, env: helperEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trimEnd();

@@ -54,9 +54,21 @@ describe('parseStatus (porcelain v2, -z)', () => {
   });
 
   it('makes paths relative to a workspace inside the repository and drops the rest', () => {
-    const out = [`1 .M N... 100644 100644 100644 ${A} ${A} sub/a.txt`, `1 .M N... 100644 100644 100644 ${A} ${A} other/b.txt`, `2 R. N... 100644 100644 100644 ${A} ${A} R90 sub/c.txt`, 'sub/d.txt', ''].join('\0');
+    const out = [
+      `1 .M N... 100644 100644 100644 ${A} ${A} sub/a.txt`,
+      `1 .M N... 100644 100644 100644 ${A} ${A} other/b.txt`,
+      `2 R. N... 100644 100644 100644 ${A} ${A} R90 sub/c.txt`,
+      'sub/d.txt',
+      '',
+    ].join('\0');
     const status = parseStatus(out, 'sub/');
-    assert.deepEqual(status.files.map((f) => [f.path, f.originalPath]), [['a.txt', undefined], ['c.txt', 'd.txt']]);
+    assert.deepEqual(
+      status.files.map((f) => [f.path, f.originalPath]),
+      [
+        ['a.txt', undefined],
+        ['c.txt', 'd.txt'],
+      ],
+    );
   });
 });
 
@@ -92,15 +104,41 @@ describe('parsePushPorcelain', () => {
 });
 
 describe('input checks', () => {
-  const refused = (fn: () => unknown, code: string) =>
-    assert.throws(fn, (error: unknown) => error instanceof LoomError && error.code === code);
+  const refused = (fn: () => unknown, code: string) => assert.throws(fn, (error: unknown) => error instanceof LoomError && error.code === code);
 
   it('accepts ordinary branch names', () => {
     for (const name of ['main', 'feature/login', 'release-1.2', 'fix_äöü', 'a.b/c-d']) assert.equal(checkBranchName(name), name);
   });
 
   it('refuses branch names that are options, revision expressions or invalid refs', () => {
-    for (const name of ['--upload-pack=evil', '-f', '', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', '@', 'HEAD', 'a@{1}', '/a', 'a/', 'a//b', '.a', 'a/.b', 'a.lock', 'a/b.lock/c', 'a.', 'a\nb', 'a\0b', 'x'.repeat(256)]) {
+    for (const name of [
+      '--upload-pack=evil',
+      '-f',
+      '',
+      'a..b',
+      'a b',
+      'a~1',
+      'a^',
+      'a:b',
+      'a?',
+      'a*',
+      'a[',
+      'a\\b',
+      '@',
+      'HEAD',
+      'a@{1}',
+      '/a',
+      'a/',
+      'a//b',
+      '.a',
+      'a/.b',
+      'a.lock',
+      'a/b.lock/c',
+      'a.',
+      'a\nb',
+      'a\0b',
+      'x'.repeat(256),
+    ]) {
       refused(() => checkBranchName(name), 'invalid_ref');
     }
     refused(() => checkBranchName(42), 'invalid_ref');

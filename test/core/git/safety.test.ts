@@ -45,7 +45,7 @@ describe('git settings Loom pins', () => {
     assert.equal(fs.existsSync(own), true, "the repository's own hook ran");
   });
 
-  it('runs hooks from a core.hooksPath outside the workspace (the user\'s own)', async (t) => {
+  it("runs hooks from a core.hooksPath outside the workspace (the user's own)", async (t) => {
     const box = sandbox(t);
     const repo = box.repo();
     const hooks = path.join(box.dir, 'home', '.githooks');

@@ -30,7 +30,14 @@ describe('GitWorkspace.status', () => {
     assert.equal(status.clean, false);
     const byPath = Object.fromEntries(status.files.map((f) => [f.path, f]));
     assert.deepEqual(Object.keys(byPath).sort(), ['-rf.txt', 'README.md', 'dossier été/fichier ü 📄.txt', 'gone.txt', 'new name.txt', 'staged.txt']);
-    assert.deepEqual(byPath['new name.txt'], { path: 'new name.txt', index: 'R', workingTree: ' ', staged: true, conflicted: false, originalPath: 'old name.txt' });
+    assert.deepEqual(byPath['new name.txt'], {
+      path: 'new name.txt',
+      index: 'R',
+      workingTree: ' ',
+      staged: true,
+      conflicted: false,
+      originalPath: 'old name.txt',
+    });
     assert.equal(byPath['gone.txt']?.workingTree, 'D');
     assert.equal(byPath['README.md']?.workingTree, 'M');
     assert.equal(byPath['README.md']?.staged, false);
@@ -67,7 +74,10 @@ describe('GitWorkspace.status', () => {
     const fresh = await box.workspace(empty).status();
     assert.equal(fresh.branch, 'main');
     assert.equal(fresh.head, null);
-    assert.deepEqual(fresh.files.map((f) => f.path), ['a.txt']);
+    assert.deepEqual(
+      fresh.files.map((f) => f.path),
+      ['a.txt'],
+    );
 
     const repo = box.repo();
     const sha = box.git(repo, 'rev-parse', 'HEAD');
@@ -84,7 +94,10 @@ describe('GitWorkspace.status', () => {
     box.write(path.join(repo, 'app', 'src', 'a.ts'), 'a\n');
     box.write(path.join(repo, 'other', 'b.ts'), 'b\n');
     const status = await box.workspace(path.join(repo, 'app')).status();
-    assert.deepEqual(status.files.map((f) => f.path), ['src/a.ts']);
+    assert.deepEqual(
+      status.files.map((f) => f.path),
+      ['src/a.ts'],
+    );
   });
 
   it('refuses a folder that is not a repository, a missing folder and no folder', async (t) => {
@@ -118,7 +131,10 @@ describe('GitWorkspace.status', () => {
     box.write(path.join(repo, 'mine.txt'), 'x\n');
     const env = { ...box.env, GIT_DIR: path.join(elsewhere, '.git'), GIT_INDEX_FILE: path.join(box.dir, 'index') };
     const status = await box.workspace(repo, { env }).status();
-    assert.deepEqual(status.files.map((f) => f.path), ['mine.txt']);
+    assert.deepEqual(
+      status.files.map((f) => f.path),
+      ['mine.txt'],
+    );
   });
 
   it('stops git when it prints more than the cap, and when it runs past the time limit', async (t) => {

@@ -230,7 +230,16 @@ describe('GitWorkspace.pull', () => {
     assert.deepEqual(error.files.sort(), ['README.md', 'both new.txt']);
     const status = await git.status();
     assert.equal(status.merging, true);
-    assert.deepEqual(status.files.filter((f) => f.conflicted).map((f) => [f.path, f.index, f.workingTree]).sort(), [['README.md', 'U', 'U'], ['both new.txt', 'A', 'A']]);
+    assert.deepEqual(
+      status.files
+        .filter((f) => f.conflicted)
+        .map((f) => [f.path, f.index, f.workingTree])
+        .sort(),
+      [
+        ['README.md', 'U', 'U'],
+        ['both new.txt', 'A', 'A'],
+      ],
+    );
 
     await rejectsWith(git.pull(), 'merge_in_progress');
     await rejectsWith(git.push(), 'push_rejected');

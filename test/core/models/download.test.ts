@@ -130,7 +130,10 @@ describe('downloadFile', () => {
     const progress: DownloadProgress[] = [];
     const result = await downloadFile({ url: `${base}/file`, dest, sha256: SHA, onProgress: (p) => progress.push(p) });
     assert.equal(result.resumedFrom, HALF);
-    assert.deepEqual(requestsTo('/file').map((s) => s.range), [`bytes=${HALF}-`]);
+    assert.deepEqual(
+      requestsTo('/file').map((s) => s.range),
+      [`bytes=${HALF}-`],
+    );
     assert.deepEqual(progress[0], { done: HALF, total: BODY.length, resumedFrom: HALF });
     assert.ok(fs.readFileSync(dest).equals(BODY));
   });
@@ -153,7 +156,10 @@ describe('downloadFile', () => {
 
     const result = await downloadFile({ url: `${base}/drop`, dest, sha256: SHA, retries: 0 });
     assert.equal(result.resumedFrom, kept);
-    assert.deepEqual(requestsTo('/drop').map((s) => s.range), [undefined, `bytes=${kept}-`]);
+    assert.deepEqual(
+      requestsTo('/drop').map((s) => s.range),
+      [undefined, `bytes=${kept}-`],
+    );
     assert.ok(fs.readFileSync(dest).equals(BODY));
   });
 
@@ -187,7 +193,10 @@ describe('downloadFile', () => {
     fs.writeFileSync(partialPathOf(dest), BODY);
     const result = await downloadFile({ url: `${base}/file`, dest, sha256: SHA });
     assert.equal(result.resumedFrom, BODY.length);
-    assert.deepEqual(requestsTo('/file').map((s) => s.range), [`bytes=${BODY.length}-`]);
+    assert.deepEqual(
+      requestsTo('/file').map((s) => s.range),
+      [`bytes=${BODY.length}-`],
+    );
     assert.ok(fs.readFileSync(dest).equals(BODY));
   });
 
@@ -205,10 +214,13 @@ describe('downloadFile', () => {
     const dest = path.join(tempDir(t), 'model.gguf');
     fs.writeFileSync(partialPathOf(dest), BODY.subarray(0, HALF));
     await downloadFile({ url: `${base}/redirect`, dest, sha256: SHA });
-    assert.deepEqual(fake.seen.map((s) => [s.path, s.range]), [
-      ['/redirect', `bytes=${HALF}-`],
-      ['/cdn/file', `bytes=${HALF}-`],
-    ]);
+    assert.deepEqual(
+      fake.seen.map((s) => [s.path, s.range]),
+      [
+        ['/redirect', `bytes=${HALF}-`],
+        ['/cdn/file', `bytes=${HALF}-`],
+      ],
+    );
     assert.ok(fs.readFileSync(dest).equals(BODY));
   });
 
@@ -279,7 +291,7 @@ describe('downloadFile', () => {
     assert.equal(fs.existsSync(`${partialPathOf(dest)}.lock`), false);
   });
 
-  it('refuses to run two downloads of one file at once, and takes over a dead owner\'s lock', async (t) => {
+  it("refuses to run two downloads of one file at once, and takes over a dead owner's lock", async (t) => {
     const dest = path.join(tempDir(t), 'model.gguf');
     const lock = `${partialPathOf(dest)}.lock`;
     fs.writeFileSync(lock, String(process.pid));

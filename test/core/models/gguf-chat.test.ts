@@ -74,7 +74,16 @@ let llama: Llama;
 const providers: GgufProvider[] = [];
 
 function provider(model: TinyGguf, options: Partial<GgufProviderOptions> = {}): GgufProvider {
-  const made = new GgufProvider({ file: model.file, name: 'tiny-chat', gpu: 'off', contextSize: 512, threads: 1, sequences: 2, chatContextSize: 1024, ...options });
+  const made = new GgufProvider({
+    file: model.file,
+    name: 'tiny-chat',
+    gpu: 'off',
+    contextSize: 512,
+    threads: 1,
+    sequences: 2,
+    chatContextSize: 1024,
+    ...options,
+  });
   providers.push(made);
   return made;
 }
@@ -87,7 +96,9 @@ async function renderedTokens(model: TinyGguf, messages: ChatMessage[], tools: C
     // A model turn that called tools goes on after their results; otherwise a new one opens.
     const history = toChatHistory(messages);
     if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] });
-    return wrapper.generateContextState({ chatHistory: history, availableFunctions: tools ? toFunctions(tools) : undefined }).contextText.tokenize(loaded.tokenizer).length;
+    return wrapper
+      .generateContextState({ chatHistory: history, availableFunctions: tools ? toFunctions(tools) : undefined })
+      .contextText.tokenize(loaded.tokenizer).length;
   } finally {
     await loaded.dispose();
   }
@@ -161,7 +172,9 @@ describe('gguf chat with a chat template', () => {
     const gguf = provider(fimChatModel);
     await gguf.load();
     const before = gguf.stats();
-    const result = await gguf.complete(completion({ mode: 'instruct', prefix: 'Write a function that adds two numbers.', suffix: 'const x = 1;\n', maxTokens: 12 }));
+    const result = await gguf.complete(
+      completion({ mode: 'instruct', prefix: 'Write a function that adds two numbers.', suffix: 'const x = 1;\n', maxTokens: 12 }),
+    );
     const after = gguf.stats();
     assert.equal(after.chatTurns - before.chatTurns, 1);
     assert.equal(after.requests - before.requests, 0, 'not a completion of the prefix');
@@ -175,7 +188,18 @@ describe('gguf chat with a chat template', () => {
     assert.ok(gguf.stats().chatCompletionTokens - after.chatCompletionTokens < 40, 'generation ended when the stop rule cut');
 
     const failure = new Error('stop rule broke');
-    await assert.rejects(gguf.complete(completion({ mode: 'instruct', prefix: 'Write a loop.', stop: () => { throw failure; } })), (error) => error === failure);
+    await assert.rejects(
+      gguf.complete(
+        completion({
+          mode: 'instruct',
+          prefix: 'Write a loop.',
+          stop: () => {
+            throw failure;
+          },
+        }),
+      ),
+      (error) => error === failure,
+    );
   });
 
   it('refuses a conversation its chat window cannot hold, evaluating nothing', TIMEOUT, async () => {
@@ -199,7 +223,11 @@ describe('gguf chat with a model that calls functions', () => {
       name: 'set_mode',
       description: 'Switch the editor mode.',
       // Every value bounded, so that a call ends within a few dozen tokens whatever greedy picks.
-      parameters: { type: 'object', properties: { mode: { enum: ['insert', 'normal'] }, sticky: { type: 'boolean' }, note: { type: 'string', maxLength: 8 } }, required: ['mode', 'sticky'] },
+      parameters: {
+        type: 'object',
+        properties: { mode: { enum: ['insert', 'normal'] }, sticky: { type: 'boolean' }, note: { type: 'string', maxLength: 8 } },
+        required: ['mode', 'sticky'],
+      },
     },
   ];
 
@@ -311,7 +339,10 @@ describe('gguf chat: abort, close and failures', () => {
   it('closing the provider ends its chats with model_unavailable', TIMEOUT, async () => {
     const gguf = provider(chatModel);
     await gguf.load();
-    const turn = assert.rejects(gguf.chat(chatRequest({ maxTokens: 400 })), (error: unknown) => error instanceof LoomError && error.code === 'model_unavailable');
+    const turn = assert.rejects(
+      gguf.chat(chatRequest({ maxTokens: 400 })),
+      (error: unknown) => error instanceof LoomError && error.code === 'model_unavailable',
+    );
     await gguf.close();
     await turn;
     await assert.rejects(gguf.chat(chatRequest()), /was closed/);
@@ -327,13 +358,34 @@ describe('gguf chat: abort, close and failures', () => {
     await assert.rejects(new GgufProvider({ file: `${dir}/missing.gguf`, name: 'missing' }).chat(chatRequest()), unavailable(/does not exist/));
     const text = writeNotGguf(`${dir}/not-a-model.gguf`, 'text');
     await assert.rejects(new GgufProvider({ file: text, name: 'text' }).chat(chatRequest()), unavailable(/not a GGUF model file/));
-    const broken = new GgufProvider({ file: chatModel.file, name: 'no-runtime', importRuntime: () => Promise.reject(new Error('Cannot find module node-llama-cpp')) });
+    const broken = new GgufProvider({
+      file: chatModel.file,
+      name: 'no-runtime',
+      importRuntime: () => Promise.reject(new Error('Cannot find module node-llama-cpp')),
+    });
     await assert.rejects(broken.chat(chatRequest()), unavailable(/node-llama-cpp failed to load/));
 
     // Through the server's provider set: a catalog model that is not installed.
     const set = createProviderSet(
-      { builtin: { kind: 'builtin', name: 'builtin', capabilities: { fim: true, chat: false, tools: false }, complete: async () => ({ text: '', tokens: 0 }), close: async () => {} }, catalog: { models: [] }, modelsDir: dir },
-      { provider: 'gguf', timeoutMs: 10_000, maxTokens: 64, prefixChars: 8192, suffixChars: 2048, gguf: { model: `${dir}/nowhere.gguf`, gpu: 'off', contextSize: 512 } },
+      {
+        builtin: {
+          kind: 'builtin',
+          name: 'builtin',
+          capabilities: { fim: true, chat: false, tools: false },
+          complete: async () => ({ text: '', tokens: 0 }),
+          close: async () => {},
+        },
+        catalog: { models: [] },
+        modelsDir: dir,
+      },
+      {
+        provider: 'gguf',
+        timeoutMs: 10_000,
+        maxTokens: 64,
+        prefixChars: 8192,
+        suffixChars: 2048,
+        gguf: { model: `${dir}/nowhere.gguf`, gpu: 'off', contextSize: 512 },
+      },
     );
     try {
       await assert.rejects(set.selectChat().chat(chatRequest()), unavailable(/nowhere\.gguf/));

@@ -29,12 +29,22 @@ describe('tool schemas as grammar schemas', () => {
   });
 
   it('loosens what the grammar cannot say', () => {
-    assert.deepEqual(toGbnfSchema({ type: 'object', properties: { when: { type: 'string', format: 'email', pattern: '^x' }, at: { type: 'string', format: 'date-time' } }, required: ['when', 'at'] }), {
-      type: 'object',
-      properties: { when: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
-    });
+    assert.deepEqual(
+      toGbnfSchema({
+        type: 'object',
+        properties: { when: { type: 'string', format: 'email', pattern: '^x' }, at: { type: 'string', format: 'date-time' } },
+        required: ['when', 'at'],
+      }),
+      {
+        type: 'object',
+        properties: { when: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+      },
+    );
     // Untyped and boolean schemas: any JSON value; an object without properties: any keys.
-    assert.deepEqual(toGbnfSchema({ type: 'object', properties: { value: {}, flag: true }, required: ['value', 'flag'] }), { type: 'object', properties: { value: ANY, flag: ANY } });
+    assert.deepEqual(toGbnfSchema({ type: 'object', properties: { value: {}, flag: true }, required: ['value', 'flag'] }), {
+      type: 'object',
+      properties: { value: ANY, flag: ANY },
+    });
     assert.deepEqual(toGbnfSchema({ type: 'object' }), { type: 'object', additionalProperties: true });
     assert.deepEqual(toGbnfSchema({ type: 'object', additionalProperties: { type: 'number' } }), { type: 'object', additionalProperties: { type: 'number' } });
     // An enum of objects cannot be a grammar literal.
@@ -49,7 +59,12 @@ describe('tool schemas as grammar schemas', () => {
         either: { type: ['string', 'null'] },
         mixed: { type: ['array', 'string'], items: { type: 'boolean' } },
         maybe: { type: 'integer', nullable: true },
-        both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } }, required: ['b'] }] },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+            { properties: { b: { type: 'number' } }, required: ['b'] },
+          ],
+        },
         pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, maxItems: 1 },
         edit: { $ref: '#/definitions/Edit' },
       },
@@ -84,7 +99,18 @@ describe('tool schemas as grammar schemas', () => {
       $defs: { Edit: { type: 'object', properties: { search: { type: 'string' }, note: { type: 'string' } }, required: ['search'] } },
     };
     assert.deepEqual(
-      withoutUnsetOptionals({ path: 'a.ts', range: { from: 1, to: null }, edits: [{ search: 'x', note: null }, { search: 'y', note: 'n' }], keep: null }, parameters),
+      withoutUnsetOptionals(
+        {
+          path: 'a.ts',
+          range: { from: 1, to: null },
+          edits: [
+            { search: 'x', note: null },
+            { search: 'y', note: 'n' },
+          ],
+          keep: null,
+        },
+        parameters,
+      ),
       { path: 'a.ts', range: { from: 1 }, edits: [{ search: 'x' }, { search: 'y', note: 'n' }], keep: null },
     );
     assert.deepEqual(withoutUnsetOptionals({ path: 'a.ts', range: null, keep: 'k' }, parameters), { path: 'a.ts', keep: 'k' });
@@ -128,9 +154,13 @@ describe('tool grammars on a random-weight model', () => {
         // A number, not always an integer: node-llama-cpp's grammar lets one have an exponent
         // (2E91 parses as a float, 1e-5 is no integer). The loop validates values (docs/models.md).
         assert.equal(typeof args.count, 'number', text);
-        if ('tags' in args) assert.ok(Array.isArray(args.tags) && args.tags.length <= 2 && args.tags.every((tag) => typeof tag === 'string' && tag.length <= 4), text);
+        if ('tags' in args)
+          assert.ok(Array.isArray(args.tags) && args.tags.length <= 2 && args.tags.every((tag) => typeof tag === 'string' && tag.length <= 4), text);
         if ('note' in args) assert.ok(typeof args.note === 'string' && args.note.length <= 6, text);
-        assert.deepEqual(Object.keys(args).filter((key) => !['mode', 'count', 'tags', 'note'].includes(key)), []);
+        assert.deepEqual(
+          Object.keys(args).filter((key) => !['mode', 'count', 'tags', 'note'].includes(key)),
+          [],
+        );
       }
     } finally {
       await context.dispose();

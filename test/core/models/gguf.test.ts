@@ -154,7 +154,17 @@ describe('gguf provider with an infill model', () => {
 
   it("rejects with the stop callback's own error when it throws", TIMEOUT, async () => {
     const failure = new Error('stop rule broke');
-    await assert.rejects(provider.complete(request({ filePath: 'throws.ts', stop: () => { throw failure; } })), (error) => error === failure);
+    await assert.rejects(
+      provider.complete(
+        request({
+          filePath: 'throws.ts',
+          stop: () => {
+            throw failure;
+          },
+        }),
+      ),
+      (error) => error === failure,
+    );
     assert.equal((await provider.complete(request({ filePath: 'throws.ts', maxTokens: 2 }))).tokens, 2);
   });
 

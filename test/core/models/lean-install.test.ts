@@ -7,7 +7,9 @@ import { describe, it } from 'node:test';
 
 const root = new URL('../../../', import.meta.url);
 const pkg = JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8'));
-const GPU_PACKAGES = ['linux-x64-cuda', 'linux-x64-cuda-ext', 'linux-x64-vulkan', 'win-x64-cuda', 'win-x64-cuda-ext', 'win-x64-vulkan'].map((name) => `@node-llama-cpp/${name}`);
+const GPU_PACKAGES = ['linux-x64-cuda', 'linux-x64-cuda-ext', 'linux-x64-vulkan', 'win-x64-cuda', 'win-x64-cuda-ext', 'win-x64-vulkan'].map(
+  (name) => `@node-llama-cpp/${name}`,
+);
 
 describe('lean install', () => {
   it('overrides every CUDA and Vulkan binary package of node-llama-cpp with the empty stub', () => {

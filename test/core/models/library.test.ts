@@ -75,7 +75,11 @@ describe('model library', () => {
 
   it('says how to install a catalog model that is not installed', (t) => {
     const dir = modelsDir(t);
-    rejectsWith(() => resolveGgufModel('Tiny-Coder-1M', catalog, dir), /The model Tiny-Coder-1M is not installed: .*tiny-coder\.Q4_K_M\.gguf is missing\.$/, /^Run: loom models pull Tiny-Coder-1M$/);
+    rejectsWith(
+      () => resolveGgufModel('Tiny-Coder-1M', catalog, dir),
+      /The model Tiny-Coder-1M is not installed: .*tiny-coder\.Q4_K_M\.gguf is missing\.$/,
+      /^Run: loom models pull Tiny-Coder-1M$/,
+    );
     fs.writeFileSync(path.join(dir, 'tiny-coder.Q4_K_M.gguf.partial'), GGUF.subarray(0, 8));
     rejectsWith(() => resolveGgufModel('Tiny-Coder-1M', catalog, dir), /a download was started but is not complete/, /loom models pull Tiny-Coder-1M/);
     rejectsWith(() => resolveGgufModel('No-File', catalog, dir), /has no GGUF file/);
@@ -92,7 +96,11 @@ describe('model library', () => {
 
   it('refuses a missing file, a folder and a file that is not GGUF', (t) => {
     const dir = modelsDir(t);
-    rejectsWith(() => resolveGgufModel('/nonexistent/model.gguf', catalog, dir), /The GGUF model file \/nonexistent\/model\.gguf does not exist\./, /Tiny-Coder-1M.*loom models pull NAME/);
+    rejectsWith(
+      () => resolveGgufModel('/nonexistent/model.gguf', catalog, dir),
+      /The GGUF model file \/nonexistent\/model\.gguf does not exist\./,
+      /Tiny-Coder-1M.*loom models pull NAME/,
+    );
     rejectsWith(() => resolveGgufModel('Some-Other-Model', catalog, dir), /neither a catalog model nor an existing file/);
     rejectsWith(() => resolveGgufModel(dir + '/', catalog, dir), /is not a file/);
     const text = path.join(dir, 'notes.gguf');

@@ -74,7 +74,8 @@ describe('OpenAiProvider chat', () => {
     fake.chat.reset();
     fake.set({ fail: undefined, requireKey: undefined });
   });
-  const provider = (options: Partial<OpenAiProviderOptions> = {}) => new OpenAiProvider({ baseUrl: fake.baseUrl, model: 'qwen2.5-coder:7b-instruct', fim: 'off', apiKey: KEY, ...options });
+  const provider = (options: Partial<OpenAiProviderOptions> = {}) =>
+    new OpenAiProvider({ baseUrl: fake.baseUrl, model: 'qwen2.5-coder:7b-instruct', fim: 'off', apiKey: KEY, ...options });
 
   it('sends the conversation with native tools and reads tool calls streamed in pieces', async () => {
     const openai = provider();
@@ -124,7 +125,11 @@ describe('OpenAiProvider chat', () => {
     const sent = fake.requests[0]!.body;
     assert.equal(sent.temperature, 0.2);
     assert.deepEqual(sent.messages.slice(2), [
-      { role: 'assistant', content: 'Let me read it.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/math.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Let me read it.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/math.ts"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'export function add(a: number, b: number) {\n  return a + b;\n}\n' },
     ]);
     assert.equal(result.text, 'Renamed: use sum(a, b) from now on.');
@@ -153,16 +158,47 @@ describe('OpenAiProvider chat', () => {
 
   it('reads calls from a server that sends whole calls without index, or no ids, or one JSON body', async () => {
     fake.chat.queue(
-      { kind: 'tools', noIndex: true, calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' }, { id: 'c2', name: 'read_file', arguments: '{"path":"b.ts"}' }] },
-      { kind: 'tools', calls: [{ name: 'read_file', arguments: '{"path":"a.ts"}' }, { name: 'read_file', arguments: '{"path":"b.ts"}' }] },
-      { kind: 'tools', json: true, text: 'Two files.', calls: [{ id: 'j1', name: 'read_file', arguments: '{"path":"a.ts"}' }, { name: 'search', arguments: '{"query":"x"}' }], usage: { prompt: 40, completion: 9 } },
+      {
+        kind: 'tools',
+        noIndex: true,
+        calls: [
+          { id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' },
+          { id: 'c2', name: 'read_file', arguments: '{"path":"b.ts"}' },
+        ],
+      },
+      {
+        kind: 'tools',
+        calls: [
+          { name: 'read_file', arguments: '{"path":"a.ts"}' },
+          { name: 'read_file', arguments: '{"path":"b.ts"}' },
+        ],
+      },
+      {
+        kind: 'tools',
+        json: true,
+        text: 'Two files.',
+        calls: [
+          { id: 'j1', name: 'read_file', arguments: '{"path":"a.ts"}' },
+          { name: 'search', arguments: '{"query":"x"}' },
+        ],
+        usage: { prompt: 40, completion: 9 },
+      },
     );
     const whole = await provider().chat(request());
-    assert.deepEqual(whole.toolCalls.map((call) => [call.id, call.arguments]), [['c1', { path: 'a.ts' }], ['c2', { path: 'b.ts' }]]);
+    assert.deepEqual(
+      whole.toolCalls.map((call) => [call.id, call.arguments]),
+      [
+        ['c1', { path: 'a.ts' }],
+        ['c2', { path: 'b.ts' }],
+      ],
+    );
 
     const unnamed = await provider().chat(request());
     assert.equal(unnamed.toolCalls.length, 2);
-    assert.ok(unnamed.toolCalls.every((call) => /^call_[0-9a-f]{24}$/.test(call.id)), 'calls without an id get one');
+    assert.ok(
+      unnamed.toolCalls.every((call) => /^call_[0-9a-f]{24}$/.test(call.id)),
+      'calls without an id get one',
+    );
     assert.notEqual(unnamed.toolCalls[0]!.id, unnamed.toolCalls[1]!.id);
 
     const json = await provider().chat(request());
@@ -189,7 +225,8 @@ describe('OpenAiProvider chat', () => {
     assert.equal(retry.messages[0].role, 'system');
     assert.ok(retry.messages[0].content.startsWith(`${SYSTEM}\n\n# Tools`), retry.messages[0].content);
     assert.ok(retry.messages[0].content.includes('<tool_call>'));
-    for (const tool of TOOLS) assert.ok(retry.messages[0].content.includes(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })));
+    for (const tool of TOOLS)
+      assert.ok(retry.messages[0].content.includes(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })));
 
     assert.equal(first.toolMode, 'text');
     assert.equal(first.text, answer);
@@ -300,7 +337,10 @@ describe('OpenAiProvider chat', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    await assert.rejects(provider({ baseUrl: `http://127.0.0.1:${port}/v1` }).chat(request()), failsWith('model_unavailable', /cannot be reached: .*ECONNREFUSED/));
+    await assert.rejects(
+      provider({ baseUrl: `http://127.0.0.1:${port}/v1` }).chat(request()),
+      failsWith('model_unavailable', /cannot be reached: .*ECONNREFUSED/),
+    );
 
     fake.chat.queue({ kind: 'error', status: 503, message: `overloaded while serving ${KEY}` });
     await assert.rejects(provider().chat(request()), failsWith('model_failed', /HTTP 503: overloaded while serving \*\*\*/));
@@ -319,10 +359,26 @@ describe('OpenAiProvider chat', () => {
       [{ messages: [] }, /at least one message/],
       [{ maxTokens: 0 }, /maxTokens/],
       [{ temperature: 3 }, /temperature/],
-      [{ messages: [{ role: 'user', content: 'x' }, { role: 'tool', toolCallId: 'nope', content: 'r' }] }, /no earlier assistant turn called/],
+      [
+        {
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'tool', toolCallId: 'nope', content: 'r' },
+          ],
+        },
+        /no earlier assistant turn called/,
+      ],
       [{ messages: afterToolCall().slice(0, 3) }, /ends before the results of the tool calls "call_1"/],
       [{ messages: [...afterToolCall().slice(0, 3), { role: 'user', content: 'and?' }] }, /comes before the results/],
-      [{ messages: [{ role: 'user', content: 'x' }, { role: 'system', content: 'late' }] }, /only the first message/],
+      [
+        {
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'system', content: 'late' },
+          ],
+        },
+        /only the first message/,
+      ],
       [{ tools: [{ name: 'read file', description: '', parameters: { type: 'object' } }] }, /not 1 to 64 letters/],
       [{ tools: [TOOLS[0]!, TOOLS[0]!] }, /declared twice/],
       [{ tools: [{ name: 'x', description: '', parameters: { type: 'string' } }] }, /type "object"/],
@@ -333,7 +389,15 @@ describe('OpenAiProvider chat', () => {
       [{ tools: [{ name: 'x', parameters: { type: 'object' } }] as never }, /no description/],
       [{ tools: [{ name: 'x', description: '' }] as never }, /type "object"/],
       [{ tools: {} as never }, /must be a list/],
-      [{ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'x' }] }] as never }, /without a name or an argumentsText/],
+      [
+        {
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'x' }] },
+          ] as never,
+        },
+        /without a name or an argumentsText/,
+      ],
       [{ maxTokens: '5' as never }, /maxTokens/],
     ];
     for (const [overrides, pattern] of cases) await assert.rejects(openai.chat(request(overrides)), failsWith('bad_request', pattern));
@@ -354,12 +418,19 @@ describe('OpenAiProvider chat', () => {
     fake.chat.queue({ kind: 'text', text: 'ok', usage: { prompt: 10, completion: 1 } }, { kind: 'text', text: 'ok again' });
     const result = await openai.chat(request());
     assert.equal(result.text, 'ok');
-    assert.deepEqual(fake.requests.map((r) => r.body.stream_options), [{ include_usage: true }, undefined]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.body.stream_options),
+      [{ include_usage: true }, undefined],
+    );
     assert.equal(result.usage.source, 'estimate', 'a stream without stream_options carries no usage');
     assert.equal(result.toolMode, 'native', 'a refusal of stream_options is not one of tools');
     fake.requests.length = 0;
     await openai.chat(request());
-    assert.deepEqual(fake.requests.map((r) => r.body.stream_options), [undefined], 'remembered');
+    assert.deepEqual(
+      fake.requests.map((r) => r.body.stream_options),
+      [undefined],
+      'remembered',
+    );
   });
 
   it('times the turn with its clock: total and first token', async () => {

@@ -34,7 +34,17 @@ describe('OpenAiProvider', () => {
   beforeEach(() => {
     fake.requests.length = 0;
     fake.release();
-    fake.set({ fim: true, stream: true, holdAfterChunks: undefined, usageTokens: undefined, fail: undefined, rawStream: undefined, requireKey: undefined, chatText: 'return a + b;', fimText: 'return a + b;\n}' });
+    fake.set({
+      fim: true,
+      stream: true,
+      holdAfterChunks: undefined,
+      usageTokens: undefined,
+      fail: undefined,
+      rawStream: undefined,
+      requireKey: undefined,
+      chatText: 'return a + b;',
+      fimText: 'return a + b;\n}',
+    });
   });
   const provider = (options: Partial<OpenAiProviderOptions> = {}) =>
     new OpenAiProvider({ baseUrl: fake.baseUrl, model: 'qwen2.5-coder:1.5b', fim: 'auto', ...options });
@@ -74,7 +84,10 @@ describe('OpenAiProvider', () => {
     const openai = provider();
     const result = await openai.complete(request());
     assert.equal(result.text, 'return a + b;');
-    assert.deepEqual(fake.requests.map((r) => r.path), ['/v1/completions', '/v1/chat/completions']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/v1/completions', '/v1/chat/completions'],
+    );
     const chat = fake.requests[1]!.body;
     assert.equal(chat.model, 'qwen2.5-coder:1.5b');
     assert.equal(chat.stream, true);
@@ -89,7 +102,11 @@ describe('OpenAiProvider', () => {
 
     fake.requests.length = 0;
     await openai.complete(request());
-    assert.deepEqual(fake.requests.map((r) => r.path), ['/v1/chat/completions'], 'no second FIM attempt');
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/v1/chat/completions'],
+      'no second FIM attempt',
+    );
   });
 
   it('treats a 404 on /completions (a chat-only model) as a refusal too', async () => {
@@ -101,7 +118,10 @@ describe('OpenAiProvider', () => {
 
   it('with fim off uses chat only; with fim on reports the refusal as model_failed', async () => {
     await provider({ fim: 'off' }).complete(request());
-    assert.deepEqual(fake.requests.map((r) => r.path), ['/v1/chat/completions']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/v1/chat/completions'],
+    );
     assert.equal(provider({ fim: 'off' }).capabilities.fim, false);
 
     fake.set({ fim: false });
@@ -118,7 +138,10 @@ describe('OpenAiProvider', () => {
     const seen: string[] = [];
     const result = await provider({ fim: 'off' }).complete(request({ stop: (text) => (seen.push(text), undefined) }));
     assert.equal(result.text, 'return a + b;');
-    assert.ok(seen.every((text) => !text.includes('`')), `stop saw ${JSON.stringify(seen)}`);
+    assert.ok(
+      seen.every((text) => !text.includes('`')),
+      `stop saw ${JSON.stringify(seen)}`,
+    );
     fake.set({ chunkChars: 4 });
 
     assert.equal(stripMarkdownFences('Here you go:\n```ts\nconst x = 1;\n```\nThat is all.'), 'const x = 1;');
@@ -131,7 +154,10 @@ describe('OpenAiProvider', () => {
   it('sends an instruction with its file as chat', async () => {
     const result = await provider().complete(request({ mode: 'instruct', prefix: 'Write a function that adds two numbers.', suffix: 'const x = 1;\n' }));
     assert.equal(result.text, 'return a + b;');
-    assert.deepEqual(fake.requests.map((r) => r.path), ['/v1/chat/completions']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/v1/chat/completions'],
+    );
     const user = fake.requests[0]!.body.messages[1].content as string;
     assert.ok(user.startsWith('Write a function that adds two numbers.'));
     assert.ok(user.includes('const x = 1;'));
@@ -244,7 +270,10 @@ describe('OpenAiProvider', () => {
       assert.match(error.hint ?? '', /openai\.model/);
       return true;
     });
-    assert.deepEqual(fake.requests.map((r) => r.path), ['/v1/completions', '/v1/completions', '/v1/chat/completions']);
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/v1/completions', '/v1/completions', '/v1/chat/completions'],
+    );
     assert.equal(openai.capabilities.fim, true, 'FIM is not given up when chat fails as well');
   });
 

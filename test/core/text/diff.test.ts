@@ -30,10 +30,17 @@ describe('diffLines', () => {
     const random = seeded(11);
     for (let round = 0; round < 3000; round++) {
       const a = randomLines(random, Math.floor(random() * 30), 1 + Math.floor(random() * 5));
-      const b = random() < 0.3 ? a.map((line) => (random() < 0.2 ? 'z\n' : line)) : randomLines(random, Math.floor(random() * 30), 1 + Math.floor(random() * 5));
+      const b =
+        random() < 0.3 ? a.map((line) => (random() < 0.2 ? 'z\n' : line)) : randomLines(random, Math.floor(random() * 30), 1 + Math.floor(random() * 5));
       const ops = diffLines(a, b);
-      assert.deepEqual(ops.filter((op) => op.kind !== 'add').map((op) => op.line), a);
-      assert.deepEqual(ops.filter((op) => op.kind !== 'remove').map((op) => op.line), b);
+      assert.deepEqual(
+        ops.filter((op) => op.kind !== 'add').map((op) => op.line),
+        a,
+      );
+      assert.deepEqual(
+        ops.filter((op) => op.kind !== 'remove').map((op) => op.line),
+        b,
+      );
       const edits = ops.filter((op) => op.kind !== 'keep').length;
       assert.equal(edits, a.length + b.length - 2 * lcs(a, b), `round ${round}: ${JSON.stringify({ a, b })}`);
     }
@@ -51,8 +58,14 @@ describe('diffLines', () => {
     const a = Array.from({ length: 5000 }, (_, i) => `old ${i}\n`);
     const b = Array.from({ length: 5000 }, (_, i) => (i % 2 ? `old ${i}\n` : `new ${i}\n`));
     const ops = diffLines(a, b);
-    assert.deepEqual(ops.filter((op) => op.kind !== 'add').map((op) => op.line), a);
-    assert.deepEqual(ops.filter((op) => op.kind !== 'remove').map((op) => op.line), b);
+    assert.deepEqual(
+      ops.filter((op) => op.kind !== 'add').map((op) => op.line),
+      a,
+    );
+    assert.deepEqual(
+      ops.filter((op) => op.kind !== 'remove').map((op) => op.line),
+      b,
+    );
   });
 });
 
@@ -62,7 +75,25 @@ describe('unifiedDiff', () => {
     const after = 'a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nM\nn\n';
     assert.equal(
       unifiedDiff(before, after, { from: 'src/x.ts', to: 'src/x.ts' }),
-      ['--- a/src/x.ts', '+++ b/src/x.ts', '@@ -1,5 +1,5 @@', ' a', '-b', '+B', ' c', ' d', ' e', '@@ -10,5 +10,5 @@', ' j', ' k', ' l', '-m', '+M', ' n', ''].join('\n'),
+      [
+        '--- a/src/x.ts',
+        '+++ b/src/x.ts',
+        '@@ -1,5 +1,5 @@',
+        ' a',
+        '-b',
+        '+B',
+        ' c',
+        ' d',
+        ' e',
+        '@@ -10,5 +10,5 @@',
+        ' j',
+        ' k',
+        ' l',
+        '-m',
+        '+M',
+        ' n',
+        '',
+      ].join('\n'),
     );
     const close = unifiedDiff('a\nb\nc\nd\ne\nf\ng\n', 'A\nb\nc\nd\ne\nf\nG\n', { from: 'x', to: 'x' });
     assert.equal(close.match(/^@@/gm)?.length, 1, 'changes 6 lines apart share a hunk');

@@ -31,7 +31,10 @@ describe('line index', () => {
 
   it('counts the entries at or below a value', () => {
     const starts = Uint32Array.from([2, 4, 4, 9]);
-    assert.deepEqual([0, 2, 3, 4, 8, 9, 100].map((value) => countAtMost(starts, value)), [0, 1, 1, 3, 3, 4, 4]);
+    assert.deepEqual(
+      [0, 2, 3, 4, 8, 9, 100].map((value) => countAtMost(starts, value)),
+      [0, 1, 1, 3, 3, 4, 4],
+    );
     assert.equal(countAtMost([], 5), 0);
   });
 });

@@ -7,13 +7,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { ManualClock } from '../../../src/core/clock.ts';
-import {
-  WebhookDeliverer,
-  WebhookOutbox,
-  type WebhookDelivererOptions,
-  type WebhookEndpoint,
-  type WebhookEvent,
-} from '../../../src/core/webhooks/index.ts';
+import { WebhookDeliverer, WebhookOutbox, type WebhookDelivererOptions, type WebhookEndpoint, type WebhookEvent } from '../../../src/core/webhooks/index.ts';
 import type { Store } from '../../../src/store/index.ts';
 import { waitFor } from '../../support/wait.ts';
 import { independentlyVerified, openTestStore, startReceiver, tempDir, type Receiver } from './support.ts';
@@ -59,7 +53,10 @@ async function only(store: Store) {
 describe('webhook delivery', () => {
   it('POSTs the event once, signed per Standard Webhooks, and logs it delivered', async (t) => {
     const { store, clock, receiver, outbox, deliverer, settings } = await rig(t);
-    const [queued] = await outbox.enqueue({ type: 'git:commit', time: '2026-01-01T00:00:00.000Z', data: { sha: 'abc123', message: 'ünï 🧵' }, seq: 42 }, settings.webhooks);
+    const [queued] = await outbox.enqueue(
+      { type: 'git:commit', time: '2026-01-01T00:00:00.000Z', data: { sha: 'abc123', message: 'ünï 🧵' }, seq: 42 },
+      settings.webhooks,
+    );
     assert.match(queued!.id, /^msg_[0-9A-Z]{26}$/);
     assert.equal(receiver.requests.length, 0, 'nothing is sent before the worker runs');
 
@@ -135,9 +132,15 @@ describe('webhook delivery', () => {
     assert.equal(receiver.requests.length, 8);
     assert.deepEqual(new Set(receiver.requests.map((r) => r.headers['webhook-id'])), new Set([queued!.id]));
     assert.equal(new Set(receiver.requests.map((r) => r.body)).size, 1, 'every attempt sends the same bytes');
-    assert.ok(receiver.requests.every((r) => independentlyVerified(SECRET, r)), 'every attempt is signed afresh');
+    assert.ok(
+      receiver.requests.every((r) => independentlyVerified(SECRET, r)),
+      'every attempt is signed afresh',
+    );
     const timestamps = receiver.requests.map((r) => Number(r.headers['webhook-timestamp']));
-    assert.deepEqual(timestamps, [...timestamps].sort((a, b) => a - b));
+    assert.deepEqual(
+      timestamps,
+      [...timestamps].sort((a, b) => a - b),
+    );
     assert.equal((timestamps.at(-1)! - timestamps[0]!) * 1000, clock.now() - start, 'timestamps are those of the attempts');
     clock.advance(100 * HOUR);
     assert.equal(await deliverer.runDue(), 0);
@@ -200,7 +203,10 @@ describe('webhook delivery', () => {
       ],
     );
     const disabled = await outbox.listDisabledEndpoints();
-    assert.deepEqual(disabled.map((d) => d.url), [`${receiver.url}/hook`]);
+    assert.deepEqual(
+      disabled.map((d) => d.url),
+      [`${receiver.url}/hook`],
+    );
     assert.match(disabled[0]!.reason, /410 Gone/);
 
     assert.deepEqual(await outbox.enqueue(event(), settings.webhooks), [], 'a disabled endpoint gets nothing queued');
@@ -237,7 +243,10 @@ describe('webhook delivery', () => {
     receiver.reply = (r) => (r.path === '/hook' ? { status: 301, headers: { location: `${receiver.url}/elsewhere` } } : { status: 200 });
     await outbox.enqueue(event(), settings.webhooks);
     assert.equal(await deliverer.runDue(), 1);
-    assert.deepEqual(receiver.requests.map((r) => r.path), ['/hook']);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.path),
+      ['/hook'],
+    );
     const entry = await only(store);
     assert.equal(entry.status, 'pending');
     assert.equal(entry.attempts, 1);
@@ -367,7 +376,12 @@ describe('webhook delivery', () => {
     assert.equal(entry.status, 'delivered');
     assert.equal(entry.attempts, 2, 'the lost attempt counts');
 
-    const late = await store.webhooks.complete(queued!.id, 'dead-worker', { status: 'pending', nextAttemptAt: clock.now(), lastStatus: 500, lastError: 'HTTP 500' });
+    const late = await store.webhooks.complete(queued!.id, 'dead-worker', {
+      status: 'pending',
+      nextAttemptAt: clock.now(),
+      lastStatus: 500,
+      lastError: 'HTTP 500',
+    });
     assert.equal(late, false);
     assert.equal((await only(store)).status, 'delivered');
   });
@@ -399,7 +413,10 @@ describe('webhook delivery', () => {
     for (let i = 0; i < 30; i++) await outbox.enqueue(event('file:save', { i }), settings.webhooks);
     const workers = [1, 2, 3].map(() => new WebhookDeliverer({ repository: store.webhooks, endpoints: () => settings.webhooks, clock, batchSize: 4 }));
     const handled = await Promise.all(workers.map((w) => w.runDue()));
-    assert.equal(handled.reduce((a, b) => a + b, 0), 30);
+    assert.equal(
+      handled.reduce((a, b) => a + b, 0),
+      30,
+    );
     assert.equal(receiver.requests.length, 30);
     assert.equal(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size, 30);
     assert.deepEqual((await store.webhooks.list({ limit: 100, status: 'delivered' })).length, 30);

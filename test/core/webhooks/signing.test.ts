@@ -37,7 +37,10 @@ describe('signWebhook', () => {
   it('refuses an empty secret and a whsec_ secret that is not base64, without echoing it', () => {
     assert.throws(() => decodeSecret(''), WebhookSecretError);
     for (const bad of ['whsec_', 'whsec_not base64!', 'whsec_abcde']) {
-      assert.throws(() => signWebhook(bad, 'msg_1', 1, '{}'), (error: Error) => error instanceof WebhookSecretError && !error.message.includes(bad.slice('whsec_'.length) || '\0'));
+      assert.throws(
+        () => signWebhook(bad, 'msg_1', 1, '{}'),
+        (error: Error) => error instanceof WebhookSecretError && !error.message.includes(bad.slice('whsec_'.length) || '\0'),
+      );
     }
     assert.throws(() => signWebhook('s', 'msg_1', 1.5, '{}'), RangeError);
   });
@@ -98,11 +101,20 @@ describe('retry schedule', () => {
     const expected = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
     assert.deepEqual([...DEFAULT_RETRY_SCHEDULE_MS], expected);
     expected.forEach((base, i) => {
-      assert.equal(backoffDelay(i + 1, DEFAULT_RETRY_SCHEDULE_MS, () => 0), base * 0.8);
-      assert.equal(backoffDelay(i + 1, DEFAULT_RETRY_SCHEDULE_MS, () => 0.5), base);
+      assert.equal(
+        backoffDelay(i + 1, DEFAULT_RETRY_SCHEDULE_MS, () => 0),
+        base * 0.8,
+      );
+      assert.equal(
+        backoffDelay(i + 1, DEFAULT_RETRY_SCHEDULE_MS, () => 0.5),
+        base,
+      );
       assert.ok(backoffDelay(i + 1, DEFAULT_RETRY_SCHEDULE_MS, () => 0.9999999)! <= base * 1.2);
     });
-    assert.equal(backoffDelay(8, DEFAULT_RETRY_SCHEDULE_MS, () => 0.5), null);
+    assert.equal(
+      backoffDelay(8, DEFAULT_RETRY_SCHEDULE_MS, () => 0.5),
+      null,
+    );
   });
 
   it('reads Retry-After as seconds or an HTTP date, and lets it only lengthen the wait, up to the cap', () => {

@@ -119,8 +119,31 @@ const segmentArb = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.constantFrom(
-      '.', '..', 'src', 'sub', 'store', 'future', 'link-git', 'link-store', 'link-loom', 'link-hooks', 'up', 'dangling-hook',
-      'config', 'HEAD', 'head', 'objects', 'refs', 'commondir', 'hooks', 'extensions', 'pre-commit', 'a.ts', 'new.txt', '.github', '.gitignore',
+      '.',
+      '..',
+      'src',
+      'sub',
+      'store',
+      'future',
+      'link-git',
+      'link-store',
+      'link-loom',
+      'link-hooks',
+      'up',
+      'dangling-hook',
+      'config',
+      'HEAD',
+      'head',
+      'objects',
+      'refs',
+      'commondir',
+      'hooks',
+      'extensions',
+      'pre-commit',
+      'a.ts',
+      'new.txt',
+      '.github',
+      '.gitignore',
     ),
   },
 );
@@ -146,15 +169,47 @@ function apply(paths: WorkspacePaths, operation: Operation): void {
 
 describe('protected names', () => {
   const protectedOnes: [string, string][] = [
-    ['.git', '.git'], ['.GIT', '.git'], ['.Git', '.git'], ['.git.', '.git'], ['.git . .', '.git'], ['.git ', '.git'],
-    ['.git::$INDEX_ALLOCATION', '.git'], ['git~1', '.git'], ['GIT~1', '.git'], ['git~3', '.git'], ['.g\u200cit', '.git'],
-    ['\ufeff.git', '.git'], ['.gi\u200et', '.git'], ['．ｇｉｔ', '.git'], ['.gıt', '.git'],
-    ['.loom', '.loom'], ['.LOOM', '.loom'], ['.loom..', '.loom'], ['LOOM~1', '.loom'], ['.lo\u206aom', '.loom'],
+    ['.git', '.git'],
+    ['.GIT', '.git'],
+    ['.Git', '.git'],
+    ['.git.', '.git'],
+    ['.git . .', '.git'],
+    ['.git ', '.git'],
+    ['.git::$INDEX_ALLOCATION', '.git'],
+    ['git~1', '.git'],
+    ['GIT~1', '.git'],
+    ['git~3', '.git'],
+    ['.g\u200cit', '.git'],
+    ['\ufeff.git', '.git'],
+    ['.gi\u200et', '.git'],
+    ['．ｇｉｔ', '.git'],
+    ['.gıt', '.git'],
+    ['.loom', '.loom'],
+    ['.LOOM', '.loom'],
+    ['.loom..', '.loom'],
+    ['LOOM~1', '.loom'],
+    ['.lo\u206aom', '.loom'],
   ];
   for (const [name, expected] of protectedOnes) {
     it(`takes ${JSON.stringify(name)} for ${expected}`, () => assert.equal(protectedName(name), expected));
   }
-  for (const name of ['.github', '.gitignore', '.gitattributes', '.gitmodules', 'git', 'x.git', '.gitx', '.git-hooks', '.loomrc', 'loom', 'git~', 'git~a', '.', '..', 'HEAD']) {
+  for (const name of [
+    '.github',
+    '.gitignore',
+    '.gitattributes',
+    '.gitmodules',
+    'git',
+    'x.git',
+    '.gitx',
+    '.git-hooks',
+    '.loomrc',
+    'loom',
+    'git~',
+    'git~a',
+    '.',
+    '..',
+    'HEAD',
+  ]) {
     it(`does not take ${JSON.stringify(name)} for a protected name`, () => assert.equal(protectedName(name), undefined));
   }
 });
@@ -183,7 +238,10 @@ describe('WorkspacePaths write gate', () => {
         for (const rel of guarded) assert.equal(after.get(rel), before.get(rel), `${rel} changed by ${JSON.stringify(operations)}`);
         for (const rel of protectedEntries(after, root)) assert.ok(before.has(rel), `${rel} was created by ${JSON.stringify(operations)}`);
         // Nothing escaped the workspace either.
-        assert.deepEqual(fs.readdirSync(parent).filter((name) => !name.startsWith('ws-')), []);
+        assert.deepEqual(
+          fs.readdirSync(parent).filter((name) => !name.startsWith('ws-')),
+          [],
+        );
         fs.rmSync(root, { recursive: true, force: true });
       }),
       { numRuns: 100 },
@@ -195,16 +253,45 @@ describe('WorkspacePaths write gate', () => {
     buildWorkspace(root);
     const paths = new WorkspacePaths(root);
     for (const target of [
-      '.git/config', '.GIT/config', '.git./hooks/pre-commit', 'git~1/config', 'src/../.git/config', 'link-git/config', 'link-hooks/pre-commit',
-      'src/up/.git/config', 'src/dangling-hook', 'store/config', 'link-store/hooks/pre-commit', 'sub/.git', 'new/.git', 'new/.Git/config',
-      '.loom/settings.json', '.loom/extensions/evil.js', 'link-loom/extensions/evil.js', 'deep/er/.loom', 'future/HEAD', 'future/head',
+      '.git/config',
+      '.GIT/config',
+      '.git./hooks/pre-commit',
+      'git~1/config',
+      'src/../.git/config',
+      'link-git/config',
+      'link-hooks/pre-commit',
+      'src/up/.git/config',
+      'src/dangling-hook',
+      'store/config',
+      'link-store/hooks/pre-commit',
+      'sub/.git',
+      'new/.git',
+      'new/.Git/config',
+      '.loom/settings.json',
+      '.loom/extensions/evil.js',
+      'link-loom/extensions/evil.js',
+      'deep/er/.loom',
+      'future/HEAD',
+      'future/head',
     ]) {
-      assert.throws(() => paths.writeFile(target, 'x'), (error: LoomError) => error.code === 'protected_path', target);
+      assert.throws(
+        () => paths.writeFile(target, 'x'),
+        (error: LoomError) => error.code === 'protected_path',
+        target,
+      );
     }
     for (const target of ['.', 'src/up', 'src/..']) {
-      assert.throws(() => paths.writeFile(target, 'x'), (error: LoomError) => error.code === 'not_a_file', target);
+      assert.throws(
+        () => paths.writeFile(target, 'x'),
+        (error: LoomError) => error.code === 'not_a_file',
+        target,
+      );
     }
-    assert.deepEqual(fs.readdirSync(path.dirname(root)).filter((name) => name.endsWith('.tmp')), [], 'no temporary file beside the workspace');
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(root)).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file beside the workspace',
+    );
     assert.equal(paths.writeFile('src/b.ts', 'b\n'), path.join(root, 'src/b.ts'));
     assert.equal(paths.writeFile('new folder/c.ts', 'c\n'), path.join(root, 'new folder/c.ts'));
     assert.equal(fs.readFileSync(path.join(root, 'new folder/c.ts'), 'utf8'), 'c\n');
@@ -255,7 +342,10 @@ describe('WorkspacePaths write gate', () => {
     paths.writeFile('objects/info/packs', '\n');
     paths.writeFile('refs/heads/main', '0000000000000000000000000000000000000000\n');
     paths.writeFile('config', '[core]\n\tbare = false\n\tworktree = .\n');
-    assert.throws(() => paths.writeFile('HEAD', 'ref: refs/heads/main\n'), (error: LoomError) => error.code === 'protected_path' && /workspace folder/.test(error.message));
+    assert.throws(
+      () => paths.writeFile('HEAD', 'ref: refs/heads/main\n'),
+      (error: LoomError) => error.code === 'protected_path' && /workspace folder/.test(error.message),
+    );
     assert.equal(fs.existsSync(path.join(root, 'HEAD')), false);
   });
 
@@ -264,7 +354,11 @@ describe('WorkspacePaths write gate', () => {
     buildWorkspace(root);
     for (const inside of ['.git/hooks', 'store']) {
       const paths = new WorkspacePaths(path.join(root, inside));
-      assert.throws(() => paths.writeFile('post-commit', 'x'), (error: LoomError) => error.code === 'protected_path', inside);
+      assert.throws(
+        () => paths.writeFile('post-commit', 'x'),
+        (error: LoomError) => error.code === 'protected_path',
+        inside,
+      );
       assert.equal(paths.isWritable(path.join(paths.root, 'post-commit')), false);
     }
   });
@@ -299,19 +393,23 @@ describe('WorkspacePaths write gate', () => {
 });
 
 describe('held folders', () => {
-  it('writes into the folder that was checked even when its path is swapped for a symlink meanwhile', { skip: process.platform !== 'linux' && 'needs /proc/self/fd' }, (t) => {
-    const root = tempDir(t);
-    fs.mkdirSync(path.join(root, 'src'));
-    fs.mkdirSync(path.join(root, '.git'));
-    inHeldFolder(path.join(root, 'src'), 'src/a.ts', (base) => {
-      // Another process swaps the folder for a symlink into .git between the check and the write.
-      fs.renameSync(path.join(root, 'src'), path.join(root, 'moved'));
-      fs.symlinkSync('.git', path.join(root, 'src'));
-      fs.writeFileSync(path.join(base, 'a.ts'), 'x');
-    });
-    assert.deepEqual(fs.readdirSync(path.join(root, '.git')), []);
-    assert.deepEqual(fs.readdirSync(path.join(root, 'moved')), ['a.ts']);
-  });
+  it(
+    'writes into the folder that was checked even when its path is swapped for a symlink meanwhile',
+    { skip: process.platform !== 'linux' && 'needs /proc/self/fd' },
+    (t) => {
+      const root = tempDir(t);
+      fs.mkdirSync(path.join(root, 'src'));
+      fs.mkdirSync(path.join(root, '.git'));
+      inHeldFolder(path.join(root, 'src'), 'src/a.ts', (base) => {
+        // Another process swaps the folder for a symlink into .git between the check and the write.
+        fs.renameSync(path.join(root, 'src'), path.join(root, 'moved'));
+        fs.symlinkSync('.git', path.join(root, 'src'));
+        fs.writeFileSync(path.join(base, 'a.ts'), 'x');
+      });
+      assert.deepEqual(fs.readdirSync(path.join(root, '.git')), []);
+      assert.deepEqual(fs.readdirSync(path.join(root, 'moved')), ['a.ts']);
+    },
+  );
 
   it('refuses a folder whose path no longer leads to it', (t) => {
     const root = tempDir(t);

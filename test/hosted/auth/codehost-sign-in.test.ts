@@ -62,7 +62,13 @@ describe('sign-in through the code host: user and verified email', () => {
 
   it('never joins through an unverified address, but keeps the public one for display', async () => {
     const existing = await existingUser('ada4@example.com');
-    codehost.signInAs({ id: subjects++, login: 'ada4', name: 'Ada Four', email: 'ada4@example.com', emails: [{ email: 'ada4@example.com', primary: true, verified: false }] });
+    codehost.signInAs({
+      id: subjects++,
+      login: 'ada4',
+      name: 'Ada Four',
+      email: 'ada4@example.com',
+      emails: [{ email: 'ada4@example.com', primary: true, verified: false }],
+    });
     const { claims } = await cliSignIn(hosted, 'codehost');
     assert.notEqual(claims!.sub, existing.id);
     assert.equal(claims!.email, 'ada4@example.com');
@@ -83,7 +89,9 @@ describe('sign-in through the code host: user and verified email', () => {
 
   it('shows the error page when the code host refuses the code (GitHub says so with status 200)', async (t) => {
     codehost.behave('/login/oauth/access_token', (_request, response) =>
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' })),
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' })),
     );
     t.after(() => codehost.behave('/login/oauth/access_token', undefined));
     const { callback } = await cliSignIn(hosted, 'codehost');

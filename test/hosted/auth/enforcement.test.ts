@@ -115,7 +115,11 @@ describe('enforcement', () => {
     });
 
     it('a client may not use a grant it was not registered for (unauthorized_client)', async () => {
-      const res = await tokenRequest(hosted, { grant_type: 'refresh_token', refresh_token: randomToken(32) }, { clientId: service.clientId, secret: serviceSecret });
+      const res = await tokenRequest(
+        hosted,
+        { grant_type: 'refresh_token', refresh_token: randomToken(32) },
+        { clientId: service.clientId, secret: serviceSecret },
+      );
       await assertError(res, 400, 'unauthorized_client');
     });
   });
@@ -180,7 +184,13 @@ describe('enforcement', () => {
         'POST /api/v1/feedback',
         'read:health',
         'write:feedback',
-        () => post(`${hosted.url}/api/v1/feedback`, { name: 'a', email: 'a@example.com', subject: 'b', message: 'c' }, 'application/json', bearer(tokenFor['read:health']!)),
+        () =>
+          post(
+            `${hosted.url}/api/v1/feedback`,
+            { name: 'a', email: 'a@example.com', subject: 'b', message: 'c' },
+            'application/json',
+            bearer(tokenFor['read:health']!),
+          ),
       ],
     ];
     for (const [operation, held, needed, call] of cases) {
@@ -319,16 +329,28 @@ describe('enforcement', () => {
 
     it('malformed HTTP Basic credentials are 401 invalid_client with WWW-Authenticate: Basic', async () => {
       for (const credentials of ['Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%zz:%zz').toString('base64')}`]) {
-        const res = await fetch(`${hosted.url}/auth/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: credentials }, body: 'grant_type=client_credentials' });
+        const res = await fetch(`${hosted.url}/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': FORM, authorization: credentials },
+          body: 'grant_type=client_credentials',
+        });
         await assertError(res, 401, 'invalid_client');
         assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /, credentials);
       }
     });
 
     it('a wrong or missing secret in the form is 401 invalid_client', async () => {
-      await assertError(await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: service.clientId, client_secret: 'wrong' }), 401, 'invalid_client');
+      await assertError(
+        await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: service.clientId, client_secret: 'wrong' }),
+        401,
+        'invalid_client',
+      );
       await assertError(await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: service.clientId }), 401, 'invalid_client');
-      await assertError(await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: 'loom_nosuchclient', client_secret: 'x' }), 401, 'invalid_client');
+      await assertError(
+        await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: 'loom_nosuchclient', client_secret: 'x' }),
+        401,
+        'invalid_client',
+      );
       await assertError(await tokenRequest(hosted, { grant_type: 'client_credentials' }), 401, 'invalid_client');
     });
 
@@ -337,7 +359,12 @@ describe('enforcement', () => {
       assert.equal(basic.status, 200);
       const form = await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: service.clientId, client_secret: serviceSecret });
       assert.equal(form.status, 200);
-      const alias = await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: service.clientId, client_secret: serviceSecret }, undefined, '/api/v1/auth/token');
+      const alias = await tokenRequest(
+        hosted,
+        { grant_type: 'client_credentials', client_id: service.clientId, client_secret: serviceSecret },
+        undefined,
+        '/api/v1/auth/token',
+      );
       assert.equal(alias.status, 200);
     });
 
@@ -351,7 +378,11 @@ describe('enforcement', () => {
     });
 
     it('the Basic header of one client cannot be paired with another client_id', async () => {
-      const res = await tokenRequest(hosted, { grant_type: 'client_credentials', client_id: 'loom-cli' }, { clientId: service.clientId, secret: serviceSecret });
+      const res = await tokenRequest(
+        hosted,
+        { grant_type: 'client_credentials', client_id: 'loom-cli' },
+        { clientId: service.clientId, secret: serviceSecret },
+      );
       await assertError(res, 400, 'invalid_request');
     });
 
@@ -367,13 +398,22 @@ describe('enforcement', () => {
 
   describe('code is ignored by the other grants', () => {
     it('client_credentials with a code still works', async () => {
-      const res = await tokenRequest(hosted, { grant_type: 'client_credentials', code: 'whatever-code' }, { clientId: service.clientId, secret: serviceSecret });
+      const res = await tokenRequest(
+        hosted,
+        { grant_type: 'client_credentials', code: 'whatever-code' },
+        { clientId: service.clientId, secret: serviceSecret },
+      );
       assert.equal(res.status, 200, await res.clone().text());
     });
 
     it('refresh_token with a code still works', async () => {
       const tokens = await signInWithCode(hosted, client, 'read:models', cookie);
-      const res = await tokenRequest(hosted, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, code: 'whatever-code' });
+      const res = await tokenRequest(hosted, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: client.clientId,
+        code: 'whatever-code',
+      });
       assert.equal(res.status, 200, await res.clone().text());
     });
 

@@ -98,7 +98,13 @@ describe('login CSRF: a web sign-in belongs to the browser that began it', () =>
     assert.equal(callback.status, 302);
     const code = new URL(callback.headers.get('location')!).searchParams.get('code')!;
     // ...that nobody but the holder of the verifier can redeem.
-    const stolen = await tokenRequest(hosted, { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:40123/callback', client_id: 'loom-cli', code_verifier: pkce().verifier });
+    const stolen = await tokenRequest(hosted, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:40123/callback',
+      client_id: 'loom-cli',
+      code_verifier: pkce().verifier,
+    });
     assert.equal(stolen.status, 400);
     assert.equal((await stolen.json()).error, 'invalid_grant');
   });
@@ -116,7 +122,10 @@ describe('login CSRF on an https public URL', () => {
       // The callback is at the public URL; the test's server listens at hosted.url.
       const callback = await browser.follow(atCodeHost, 'https://loom.example');
       assert.equal(callback.status, 302, await callback.clone().text());
-      assert.deepEqual(callback.headers.getSetCookie().map((c) => c.split('=')[0]), ['loom_session', '__Host-loom_sign_in']);
+      assert.deepEqual(
+        callback.headers.getSetCookie().map((c) => c.split('=')[0]),
+        ['loom_session', '__Host-loom_sign_in'],
+      );
       assert.match(callback.headers.getSetCookie()[1]!, /^__Host-loom_sign_in=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0; Secure$/);
       // A plain loom_sign_in cookie (what a sibling subdomain could set) does not count.
       const other = new Browser(hosted.url);

@@ -110,15 +110,33 @@ describe('sign-in through OpenID Connect', () => {
     });
 
     it('takes email_verified given as the string "true", as some providers send it', async () => {
-      const existing = await hosted.identity.users.signIn({ provider: 'codehost', subject: '7002', login: 'mary', name: null, email: 'mj@example.com', emailVerified: true });
+      const existing = await hosted.identity.users.signIn({
+        provider: 'codehost',
+        subject: '7002',
+        login: 'mary',
+        name: null,
+        email: 'mj@example.com',
+        emailVerified: true,
+      });
       oidc.signInAs({ sub: 'oidc-102', email: 'mj@example.com', email_verified: 'true' });
       const { claims } = await cliSignIn(hosted, 'oidc');
       assert.equal(claims!.sub, existing.id);
     });
 
     it('never joins through an email UserInfo does not call verified', async () => {
-      const existing = await hosted.identity.users.signIn({ provider: 'codehost', subject: '7003', login: 'annie', name: null, email: 'ae@example.com', emailVerified: true });
-      for (const [sub, verified] of [['oidc-103', false], ['oidc-104', undefined], ['oidc-105', 'yes']] as const) {
+      const existing = await hosted.identity.users.signIn({
+        provider: 'codehost',
+        subject: '7003',
+        login: 'annie',
+        name: null,
+        email: 'ae@example.com',
+        emailVerified: true,
+      });
+      for (const [sub, verified] of [
+        ['oidc-103', false],
+        ['oidc-104', undefined],
+        ['oidc-105', 'yes'],
+      ] as const) {
         oidc.signInAs({ sub, preferred_username: sub, email: 'ae@example.com', ...(verified === undefined ? {} : { email_verified: verified }) });
         const { claims } = await cliSignIn(hosted, 'oidc');
         assert.notEqual(claims!.sub, existing.id, `email_verified ${String(verified)}`);

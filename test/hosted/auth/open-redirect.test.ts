@@ -53,7 +53,9 @@ describe('no open redirect', () => {
     });
 
     it('escapes what it echoes on the error page', async () => {
-      const page = await assertErrorPage(await authorize(hosted, authorizeParams(client, pkce().challenge, { client_id: '<script>alert(1)</script>' }), cookie));
+      const page = await assertErrorPage(
+        await authorize(hosted, authorizeParams(client, pkce().challenge, { client_id: '<script>alert(1)</script>' }), cookie),
+      );
       assert.doesNotMatch(page, /<script>alert/);
     });
 

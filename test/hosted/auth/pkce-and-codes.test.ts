@@ -45,7 +45,11 @@ describe('PKCE and authorization codes', () => {
   after(() => hosted.close());
 
   /** Redeems with these fields changed, expecting no tokens. */
-  const redeemWith = (grant: { code: string; verifier: string; redirectUri: string }, overrides: Record<string, string | undefined> = {}, clientRecord = client) =>
+  const redeemWith = (
+    grant: { code: string; verifier: string; redirectUri: string },
+    overrides: Record<string, string | undefined> = {},
+    clientRecord = client,
+  ) =>
     tokenRequest(hosted, {
       grant_type: 'authorization_code',
       code: grant.code,
@@ -95,7 +99,11 @@ describe('PKCE and authorization codes', () => {
 
     it('refuses the CLI (public) client without a challenge too', async () => {
       const cli = (await hosted.identity.clients.get('loom-cli'))!;
-      await assertRedirectedError(authorizeParams(cli, '', { redirect_uri: 'http://127.0.0.1:5555/callback', code_challenge: undefined }), 'invalid_request', cli);
+      await assertRedirectedError(
+        authorizeParams(cli, '', { redirect_uri: 'http://127.0.0.1:5555/callback', code_challenge: undefined }),
+        'invalid_request',
+        cli,
+      );
     });
 
     it('refuses a challenge that is not a base64url SHA-256', async () => {
@@ -307,7 +315,13 @@ describe('PKCE and authorization codes', () => {
  */
 async function assertRaceRevokes(hosted: TestHosted, client: ClientRecord, cookie: string, rounds: number) {
   const redeemWith = (grant: { code: string; verifier: string; redirectUri: string }) =>
-    tokenRequest(hosted, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier, client_id: client.clientId });
+    tokenRequest(hosted, {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.verifier,
+      client_id: client.clientId,
+    });
   for (let round = 0; round < rounds; round++) {
     const grant = await getCode(hosted, client, cookie, { scope: 'read:models' });
     const responses = await Promise.all([redeemWith(grant), redeemWith(grant), redeemWith(grant)]);

@@ -7,15 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { LoomError } from '../../../src/core/errors.ts';
 import type { ClientRecord } from '../../../src/core/identity/records.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
-import {
-  assertErrorPage,
-  authorize,
-  authorizeParams,
-  pkce,
-  redeem,
-  registerClient,
-  signedInUser,
-} from '../../support/oauth.ts';
+import { assertErrorPage, authorize, authorizeParams, pkce, redeem, registerClient, signedInUser } from '../../support/oauth.ts';
 
 describe('redirect URIs', () => {
   let hosted: TestHosted;

@@ -18,16 +18,7 @@ import {
 } from 'jose';
 import type { ClientRecord, UserRecord } from '../../../src/core/identity/records.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
-import {
-  assertError,
-  bearerChallenge,
-  getWith,
-  registerClient,
-  signedInUser,
-  signInWithCode,
-  tokenRequest,
-  type Tokens,
-} from '../../support/oauth.ts';
+import { assertError, bearerChallenge, getWith, registerClient, signedInUser, signInWithCode, tokenRequest, type Tokens } from '../../support/oauth.ts';
 
 const SCOPE = 'openid read:models read:downloads';
 
@@ -86,7 +77,9 @@ describe('access tokens', () => {
       assert.equal(key.kty, 'EC');
       assert.equal(key.crv, 'P-256');
       assert.equal(key.alg, 'ES256');
-      for (const k of jwks.keys) for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) assert.equal((k as Record<string, unknown>)[secret], undefined, `no private ${secret} in the JWKS`);
+      for (const k of jwks.keys)
+        for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'])
+          assert.equal((k as Record<string, unknown>)[secret], undefined, `no private ${secret} in the JWKS`);
       const { payload, protectedHeader } = await jwtVerify(tokens.access_token, createLocalJWKSet(jwks), {
         issuer: hosted.url,
         audience: hosted.url,

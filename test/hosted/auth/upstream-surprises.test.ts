@@ -98,11 +98,21 @@ describe('upstream surprises at sign-in through the code host', () => {
     ['/user streaming a body without end', '/api/user', () => endless, /answer to \/user is larger than 256 KiB/],
     ['/user answering 500', '/api/user', () => json({ message: 'oops' }, 500), /answered \/user with status 500/],
     ['/user/emails answering HTML', '/api/user/emails', () => htmlPage, /answered \/user\/emails with text\/html/],
-    ['/user/emails with entries of the wrong types', '/api/user/emails', () => json([{ email: 5, verified: 'yes' }]), /answer to \/user\/emails is not what Loom expects/],
+    [
+      '/user/emails with entries of the wrong types',
+      '/api/user/emails',
+      () => json([{ email: 5, verified: 'yes' }]),
+      /answer to \/user\/emails is not what Loom expects/,
+    ],
     ['/user/emails answering 502', '/api/user/emails', () => json({}, 502), /answered \/user\/emails with status 502/],
     ['the token endpoint answering HTML', '/login/oauth/access_token', () => htmlPage, /answered the token endpoint with text\/html, not JSON/],
     ['the token endpoint answering 503', '/login/oauth/access_token', () => answer(503, 'text/plain', 'busy'), /answered the token endpoint with status 503/],
-    ['the token endpoint with an access_token of the wrong type', '/login/oauth/access_token', () => json({ access_token: ['x'] }), /answer to the token endpoint is not what Loom expects/],
+    [
+      'the token endpoint with an access_token of the wrong type',
+      '/login/oauth/access_token',
+      () => json({ access_token: ['x'] }),
+      /answer to the token endpoint is not what Loom expects/,
+    ],
   ];
   for (const [name, path, behaviour, reason] of cases) {
     it(`answers 502 with the error page for ${name}`, async (t) => {
@@ -184,7 +194,9 @@ describe('upstream surprises at sign-in through OpenID Connect', () => {
   }
 
   const startOf = (hosted: TestHosted) =>
-    fetch(`${hosted.url}/api/v1/auth/oidc?${new URLSearchParams({ source: 'cli', callbackPort: '40123', code_challenge: pkce().challenge })}`, { redirect: 'manual' });
+    fetch(`${hosted.url}/api/v1/auth/oidc?${new URLSearchParams({ source: 'cli', callbackPort: '40123', code_challenge: pkce().challenge })}`, {
+      redirect: 'manual',
+    });
 
   const DISCOVERY = '/.well-known/openid-configuration';
   const discovery = (base: string, overrides: Record<string, unknown>) =>
@@ -260,12 +272,27 @@ describe('upstream surprises at sign-in through OpenID Connect', () => {
     const cases: Array<[string, string, Behaviour, RegExp]> = [
       ['a token endpoint answering HTML', '/token', htmlPage, /answered the token endpoint with text\/html, not JSON/],
       ['a token endpoint answering 500', '/token', json({ error: 'server_error' }, 500), /answered the token endpoint with status 500/],
-      ['a token endpoint whose id_token is not a string', '/token', json({ access_token: 'a', id_token: 5 }), /answer to the token endpoint is not what Loom expects: \/id_token/],
+      [
+        'a token endpoint whose id_token is not a string',
+        '/token',
+        json({ access_token: 'a', id_token: 5 }),
+        /answer to the token endpoint is not what Loom expects: \/id_token/,
+      ],
       ['a token endpoint answering without an ID token', '/token', json({ access_token: 'a', token_type: 'Bearer' }), /without an ID token/],
       ['a token endpoint that redirects', '/token', redirectTo('https://elsewhere.example/token', 307), /redirected the token endpoint elsewhere \(307\)/],
       ['a UserInfo endpoint answering HTML', '/userinfo', htmlPage, /answered the UserInfo endpoint with text\/html, not JSON/],
-      ['a UserInfo endpoint answering a signed JWT', '/userinfo', answer(200, 'application/jwt', 'eyJhbGciOiJub25lIn0.e30.'), /answered the UserInfo endpoint with application\/jwt, not JSON/],
-      ['UserInfo claims of the wrong types', '/userinfo', json({ sub: 'oidc-42', email: 5, email_verified: {} }), /answer to the UserInfo endpoint is not what Loom expects: \/email/],
+      [
+        'a UserInfo endpoint answering a signed JWT',
+        '/userinfo',
+        answer(200, 'application/jwt', 'eyJhbGciOiJub25lIn0.e30.'),
+        /answered the UserInfo endpoint with application\/jwt, not JSON/,
+      ],
+      [
+        'UserInfo claims of the wrong types',
+        '/userinfo',
+        json({ sub: 'oidc-42', email: 5, email_verified: {} }),
+        /answer to the UserInfo endpoint is not what Loom expects: \/email/,
+      ],
       ['a UserInfo endpoint of 2 MB', '/userinfo', hugeDeclared, /answer to the UserInfo endpoint is larger than 256 KiB/],
       ['a UserInfo endpoint that redirects', '/userinfo', redirectTo('https://elsewhere.example/userinfo'), /redirected the UserInfo endpoint elsewhere/],
     ];

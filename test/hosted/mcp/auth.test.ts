@@ -148,7 +148,16 @@ describe('MCP authorization', () => {
       const { key } = await hosted.identity.apiKeys.create(user.id, { name: 'mcp', expiresInDays: 1 });
       assert.deepEqual(decodeJwt(key).aud, [hosted.url, `${hosted.url}/mcp`]);
       assert.equal((await postMcp(hosted.url, tabComplete, bearer(key))).status, 200);
-      assert.equal((await fetch(`${hosted.url}/api/v1/tab/complete`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(cursor) })).status, 200);
+      assert.equal(
+        (
+          await fetch(`${hosted.url}/api/v1/tab/complete`, {
+            method: 'POST',
+            headers: { ...bearer(key), 'content-type': 'application/json' },
+            body: JSON.stringify(cursor),
+          })
+        ).status,
+        200,
+      );
       // list_models, like GET /models, does not take API keys.
       await assertError(await postMcp(hosted.url, listModels, bearer(key)), 401, 'invalid_token');
     });

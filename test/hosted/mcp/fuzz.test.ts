@@ -38,7 +38,34 @@ describe('MCP fuzz', () => {
       id,
       method: fc.constant('tools/call'),
       params: fc.oneof(
-        fc.record({ name: fc.oneof(fc.constantFrom(...TOOLS), fc.string({ maxLength: 30 })), arguments: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(fc.constantFrom('product', 'asset', 'platform', 'name', 'email', 'subject', 'message', 'language', 'prefix', 'suffix', 'filePath', 'model', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 2 }))) }, { requiredKeys: ['name'] }),
+        fc.record(
+          {
+            name: fc.oneof(fc.constantFrom(...TOOLS), fc.string({ maxLength: 30 })),
+            arguments: fc.oneof(
+              fc.jsonValue({ maxDepth: 3 }),
+              fc.dictionary(
+                fc.constantFrom(
+                  'product',
+                  'asset',
+                  'platform',
+                  'name',
+                  'email',
+                  'subject',
+                  'message',
+                  'language',
+                  'prefix',
+                  'suffix',
+                  'filePath',
+                  'model',
+                  '__proto__',
+                  'constructor',
+                ),
+                fc.jsonValue({ maxDepth: 2 }),
+              ),
+            ),
+          },
+          { requiredKeys: ['name'] },
+        ),
         fc.jsonValue({ maxDepth: 2 }),
       ),
     },
@@ -48,7 +75,20 @@ describe('MCP fuzz', () => {
     {
       jsonrpc: fc.constant('2.0'),
       id,
-      method: fc.oneof(fc.constantFrom('initialize', 'ping', 'tools/list', 'notifications/initialized', 'notifications/cancelled', 'resources/list', 'prompts/get', 'logging/setLevel', 'completion/complete'), fc.string({ maxLength: 30 })),
+      method: fc.oneof(
+        fc.constantFrom(
+          'initialize',
+          'ping',
+          'tools/list',
+          'notifications/initialized',
+          'notifications/cancelled',
+          'resources/list',
+          'prompts/get',
+          'logging/setLevel',
+          'completion/complete',
+        ),
+        fc.string({ maxLength: 30 }),
+      ),
       params: fc.jsonValue({ maxDepth: 3 }),
     },
     { requiredKeys: ['jsonrpc', 'method'] },
@@ -78,18 +118,32 @@ describe('MCP fuzz', () => {
   it('answers every client registration with a 201 or a 4xx in the Error shape', async () => {
     const seed = fuzzSeed();
     const uri = fc.oneof(
-      fc.constantFrom('https://app.example.com/cb', 'http://127.0.0.1:1/cb', 'http://localhost/cb', 'http://[::1]:9/x', 'cursor://a/b', 'javascript:alert(1)', 'https://a.example/cb#x'),
+      fc.constantFrom(
+        'https://app.example.com/cb',
+        'http://127.0.0.1:1/cb',
+        'http://localhost/cb',
+        'http://[::1]:9/x',
+        'cursor://a/b',
+        'javascript:alert(1)',
+        'https://a.example/cb#x',
+      ),
       fc.webUrl(),
       fc.string({ maxLength: 40 }),
     );
     const metadata = fc.oneof(
-      fc.record({
-        redirect_uris: fc.oneof(fc.array(uri, { maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })),
-        client_name: fc.oneof(fc.string({ maxLength: 120 }), fc.jsonValue({ maxDepth: 1 })),
-        grant_types: fc.oneof(fc.array(fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'implicit')), fc.jsonValue({ maxDepth: 1 })),
-        response_types: fc.oneof(fc.array(fc.constantFrom('code', 'token')), fc.jsonValue({ maxDepth: 1 })),
-        token_endpoint_auth_method: fc.jsonValue({ maxDepth: 1 }),
-      }, { requiredKeys: [] }),
+      fc.record(
+        {
+          redirect_uris: fc.oneof(fc.array(uri, { maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })),
+          client_name: fc.oneof(fc.string({ maxLength: 120 }), fc.jsonValue({ maxDepth: 1 })),
+          grant_types: fc.oneof(
+            fc.array(fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'implicit')),
+            fc.jsonValue({ maxDepth: 1 }),
+          ),
+          response_types: fc.oneof(fc.array(fc.constantFrom('code', 'token')), fc.jsonValue({ maxDepth: 1 })),
+          token_endpoint_auth_method: fc.jsonValue({ maxDepth: 1 }),
+        },
+        { requiredKeys: [] },
+      ),
       fc.jsonValue({ maxDepth: 3 }),
     );
     await fc.assert(

@@ -17,7 +17,14 @@ interface Card {
   transport: { type: string; sessions: boolean; methods: string[] };
   protocolVersions: string[];
   capabilities: Record<string, unknown>;
-  authorization: { required: boolean; schemes: string[]; protectedResourceMetadata: string; authorizationServers: string[]; scopes: string[]; clientRegistration: Record<string, unknown> };
+  authorization: {
+    required: boolean;
+    schemes: string[];
+    protectedResourceMetadata: string;
+    authorizationServers: string[];
+    scopes: string[];
+    clientRegistration: Record<string, unknown>;
+  };
   documentation: string;
   tools: Array<Record<string, unknown> & { name: string; authorization: { anonymous: boolean; scopes: string[]; apiKeys: boolean } }>;
 }

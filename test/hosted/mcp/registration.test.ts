@@ -7,7 +7,18 @@ import { after, before, describe, it } from 'node:test';
 import type { ClientRecord } from '../../../src/core/identity/records.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
 import { consentFields } from '../../support/mcp.ts';
-import { assertError, assertErrorPage, authorize, authorizeParams, FORM, pkce, redeem, registerClient, signedInUser, tokenRequest } from '../../support/oauth.ts';
+import {
+  assertError,
+  assertErrorPage,
+  authorize,
+  authorizeParams,
+  FORM,
+  pkce,
+  redeem,
+  registerClient,
+  signedInUser,
+  tokenRequest,
+} from '../../support/oauth.ts';
 
 interface Registered {
   client_id: string;
@@ -31,7 +42,11 @@ describe('dynamic client registration and consent', () => {
   after(() => hosted.close());
 
   const register = (metadata: unknown, contentType = 'application/json') =>
-    fetch(`${hosted.url}/auth/register`, { method: 'POST', headers: { 'content-type': contentType }, body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata) });
+    fetch(`${hosted.url}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
+    });
   const registered = async (metadata: unknown): Promise<Registered> => {
     const res = await register(metadata);
     assert.equal(res.status, 201, await res.clone().text());
@@ -50,7 +65,12 @@ describe('dynamic client registration and consent', () => {
         token_endpoint_auth_method: 'none',
       });
       assert.equal(body.client_name, 'Visual Studio Code');
-      assert.deepEqual(body.redirect_uris, ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect', 'http://localhost:6274/oauth/callback', 'http://[::1]:9000/cb']);
+      assert.deepEqual(body.redirect_uris, [
+        'http://127.0.0.1:33418/',
+        'https://vscode.dev/redirect',
+        'http://localhost:6274/oauth/callback',
+        'http://[::1]:9000/cb',
+      ]);
       assert.deepEqual(body.grant_types, ['authorization_code', 'refresh_token']);
       assert.deepEqual(body.response_types, ['code']);
       assert.equal(body.token_endpoint_auth_method, 'none');
@@ -126,7 +146,12 @@ describe('dynamic client registration and consent', () => {
     it('is counted by the rate limit like any request', async (t) => {
       const limited = await startTestHosted({ rateLimit: { max: 2, windowSeconds: 60 } });
       t.after(() => limited.close());
-      const once = () => fetch(`${limited.url}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['https://a.example/cb'] }) });
+      const once = () =>
+        fetch(`${limited.url}/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: ['https://a.example/cb'] }),
+        });
       assert.equal((await once()).status, 201);
       assert.equal((await once()).status, 201);
       await assertError(await once(), 429, 'rate_limited');
@@ -139,7 +164,8 @@ describe('dynamic client registration and consent', () => {
       client = await recordOf(await registered({ redirect_uris: ['http://localhost:8787/callback', 'https://app.example.com/cb'] }));
     });
 
-    const consentOrCode = async (redirectUri: string) => (await authorize(hosted, authorizeParams(client, pkce().challenge, { redirect_uri: redirectUri }), cookie)).status;
+    const consentOrCode = async (redirectUri: string) =>
+      (await authorize(hosted, authorizeParams(client, pkce().challenge, { redirect_uri: redirectUri }), cookie)).status;
 
     it('takes its loopback redirect on any port, as RFC 8252 §7.3 asks', async () => {
       assert.equal(await consentOrCode('http://localhost:8787/callback'), 200);
@@ -147,7 +173,13 @@ describe('dynamic client registration and consent', () => {
     });
 
     it('but never another loopback name, path or host', async () => {
-      for (const uri of ['http://127.0.0.1:8787/callback', 'http://localhost:8787/other', 'https://localhost:8787/callback', 'https://app.example.com/cb/x', 'https://evil.example.com/cb']) {
+      for (const uri of [
+        'http://127.0.0.1:8787/callback',
+        'http://localhost:8787/other',
+        'https://localhost:8787/callback',
+        'https://app.example.com/cb/x',
+        'https://evil.example.com/cb',
+      ]) {
         await assertErrorPage(await authorize(hosted, authorizeParams(client, pkce().challenge, { redirect_uri: uri }), cookie));
       }
     });
@@ -244,7 +276,11 @@ describe('dynamic client registration and consent', () => {
     });
 
     it('takes a form only', async () => {
-      const res = await fetch(`${hosted.url}/auth/authorize`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: hosted.url }, body: '{}' });
+      const res = await fetch(`${hosted.url}/auth/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, origin: hosted.url },
+        body: '{}',
+      });
       await assertErrorPage(res, 400);
     });
 

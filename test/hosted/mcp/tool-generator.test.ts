@@ -51,7 +51,12 @@ describe('MCP tool generator', () => {
     const { definition } = buildTools(echo, [operation({})]).get('edit_session')!;
     assert.deepEqual(definition.inputSchema, {
       type: 'object',
-      properties: { sessionId: { type: 'string', format: 'uuid' }, dryRun: { type: 'boolean' }, prompt: { type: 'string', minLength: 1 }, files: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        sessionId: { type: 'string', format: 'uuid' },
+        dryRun: { type: 'boolean' },
+        prompt: { type: 'string', minLength: 1 },
+        files: { type: 'array', items: { type: 'string' } },
+      },
       required: ['sessionId', 'prompt', 'files'],
       additionalProperties: false,
     });

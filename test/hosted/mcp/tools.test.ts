@@ -25,11 +25,16 @@ interface ToolResult {
 }
 
 /** The tools the table names, in its order. */
-const TABLE_TOOLS = (operations as readonly AnyOperation[]).flatMap((o) => ((o as { mcpTool?: string }).mcpTool ? [{ name: (o as { mcpTool: string }).mcpTool, operation: o }] : []));
+const TABLE_TOOLS = (operations as readonly AnyOperation[]).flatMap((o) =>
+  (o as { mcpTool?: string }).mcpTool ? [{ name: (o as { mcpTool: string }).mcpTool, operation: o }] : [],
+);
 
 function trainedModel(): BuiltinModel {
   const model = new BuiltinModel();
-  model.updateFile('lib/loaders.ts', ['User', 'Team', 'Project'].map((name) => `export function load${name}(id: string) {\n  return fetchJson(\`/api/${name}/\${id}\`);\n}\n`).join('\n'));
+  model.updateFile(
+    'lib/loaders.ts',
+    ['User', 'Team', 'Project'].map((name) => `export function load${name}(id: string) {\n  return fetchJson(\`/api/${name}/\${id}\`);\n}\n`).join('\n'),
+  );
   return model;
 }
 
@@ -112,7 +117,10 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
         tools.map((t) => t.name),
         TABLE_TOOLS.map((t) => t.name),
       );
-      assert.deepEqual(TABLE_TOOLS.map((t) => t.name), ['list_downloads', 'get_download_asset', 'list_models', 'submit_feedback', 'tab_complete']);
+      assert.deepEqual(
+        TABLE_TOOLS.map((t) => t.name),
+        ['list_downloads', 'get_download_asset', 'list_models', 'submit_feedback', 'tab_complete'],
+      );
     });
 
     it("gives each tool its operation's request as input schema and its success schema as output schema", async () => {
@@ -209,13 +217,16 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
 
     it('a value outside its enum', () => assertSameFailure('list_downloads', { product: 'nope' }, 'GET', '/download?product=nope', 400));
     it('an asset that does not exist', () => assertSameFailure('get_download_asset', { product: 'ide', asset: 'nope' }, 'GET', '/download/ide/nope', 404));
-    it('a product that does not exist', () => assertSameFailure('get_download_asset', { product: 'nope', asset: 'linux-x64' }, 'GET', '/download/nope/linux-x64', 404));
-    it('a release missing upstream', () => assertSameFailure('get_download_asset', { product: 'ide', asset: 'linux-arm64' }, 'GET', '/download/ide/linux-arm64', 404));
+    it('a product that does not exist', () =>
+      assertSameFailure('get_download_asset', { product: 'nope', asset: 'linux-x64' }, 'GET', '/download/nope/linux-x64', 404));
+    it('a release missing upstream', () =>
+      assertSameFailure('get_download_asset', { product: 'ide', asset: 'linux-arm64' }, 'GET', '/download/ide/linux-arm64', 404));
     it('feedback that fails validation', () => {
       const feedback = { name: '', email: 'not an email', subject: 'x', message: 'y', extra: 1 };
       return assertSameFailure('submit_feedback', feedback, 'POST', '/feedback', 400, feedback);
     });
-    it('a completion request without its required fields', () => assertSameFailure('tab_complete', { language: 'ts' }, 'POST', '/tab/complete', 400, { language: 'ts' }));
+    it('a completion request without its required fields', () =>
+      assertSameFailure('tab_complete', { language: 'ts' }, 'POST', '/tab/complete', 400, { language: 'ts' }));
     it('a model the server does not serve', () => {
       const cursor = { language: 'ts', prefix: 'a', suffix: '', model: 'gpt-9' };
       return assertSameFailure('tab_complete', cursor, 'POST', '/tab/complete', 400, cursor);

@@ -50,7 +50,15 @@ describe('MCP transport rules', () => {
     });
 
     it('refuses any other name with 403, before the message is read', async () => {
-      for (const host of ['evil.example.com', 'evil.example.com:80', '127.0.0.1.evil.example', 'localhost.evil.example', '127.0.0.2', 'user@127.0.0.1', 'a b']) {
+      for (const host of [
+        'evil.example.com',
+        'evil.example.com:80',
+        '127.0.0.1.evil.example',
+        'localhost.evil.example',
+        '127.0.0.2',
+        'user@127.0.0.1',
+        'a b',
+      ]) {
         const res = await postWithHost(hosted.url, host, initializeMessage());
         assert.equal(res.status, 403, `${host}: ${res.body}`);
         assert.equal(JSON.parse(res.body).error, 'forbidden');

@@ -91,7 +91,10 @@ describe('dashboard', () => {
 
   describe('sign-in and the page', () => {
     it('sets the session cookie HttpOnly, SameSite=Lax, Path=/, with a lifetime, not Secure on http', () => {
-      const attributes = ada.setCookie.split(';').slice(1).map((a) => a.trim());
+      const attributes = ada.setCookie
+        .split(';')
+        .slice(1)
+        .map((a) => a.trim());
       assert.ok(attributes.includes('HttpOnly'));
       assert.ok(attributes.includes('SameSite=Lax'));
       assert.ok(attributes.includes('Path=/'));
@@ -141,7 +144,10 @@ describe('dashboard', () => {
       const res = await fetch(`${hosted.url}/dashboard`);
       assert.equal(res.status, 200);
       const html = await res.text();
-      assert.match(html, /<a class="button primary" id="sign-in" href="\/api\/v1\/auth\/codehost\?source=web&amp;return_to=\/dashboard">Sign in with your code host<\/a>/);
+      assert.match(
+        html,
+        /<a class="button primary" id="sign-in" href="\/api\/v1\/auth\/codehost\?source=web&amp;return_to=\/dashboard">Sign in with your code host<\/a>/,
+      );
       assert.doesNotMatch(html, /csrf-token|id="api-keys"|<script/);
 
       const stale = await fetch(`${hosted.url}/dashboard`, { headers: { cookie: 'loom_session=not-a-session' } });
@@ -283,7 +289,14 @@ describe('dashboard', () => {
     });
 
     it('accepts a write without Origin (not a browser) when the CSRF token is right', async () => {
-      const res = await api(hosted, ada, 'POST', '/dashboard/api/keys', { name: 'no-origin-2', expiresInDays: 7 }, { origin: '', 'sec-fetch-site': 'same-origin' });
+      const res = await api(
+        hosted,
+        ada,
+        'POST',
+        '/dashboard/api/keys',
+        { name: 'no-origin-2', expiresInDays: 7 },
+        { origin: '', 'sec-fetch-site': 'same-origin' },
+      );
       assert.equal(res.status, 201);
     });
   });

@@ -44,7 +44,9 @@ export class ResponseChecker {
     const hasBody = request.method !== 'HEAD' && status !== 204 && status !== 304;
 
     if (!route.responses.has(status) && !UNIVERSAL_STATUSES.includes(status)) {
-      problems.push(`${status} is neither documented for ${route.id} (${[...route.responses.keys()].join(', ')}) nor universal (${UNIVERSAL_STATUSES.join(', ')})`);
+      problems.push(
+        `${status} is neither documented for ${route.id} (${[...route.responses.keys()].join(', ')}) nor universal (${UNIVERSAL_STATUSES.join(', ')})`,
+      );
     }
     if (this.expect.api === 'hosted') {
       if (request.wellFormed) {
@@ -115,7 +117,8 @@ export class ResponseChecker {
 
   private errorProblems(response: RawResponse): string[] {
     const problems: string[] = [];
-    if (!/^application\/json/i.test(response.headers['content-type'] ?? '')) problems.push(`an error as ${response.headers['content-type'] ?? 'no content type'}`);
+    if (!/^application\/json/i.test(response.headers['content-type'] ?? ''))
+      problems.push(`an error as ${response.headers['content-type'] ?? 'no content type'}`);
     const body = parseJson(response);
     if (body === NOT_JSON) return [...problems, `an error body that is not JSON: ${JSON.stringify(response.text.slice(0, 200))}`];
     if (this.expect.api === 'hosted') {

@@ -68,7 +68,7 @@ const BAD_JSON = fc.constantFrom(
   '{"__proto__":{"polluted":true}}',
   '{"constructor":{"prototype":{"polluted":true}}}',
   '{"a":1,"a":2}',
-  '[' .repeat(10_000),
+  '['.repeat(10_000),
   '{"a":'.repeat(3000) + '1' + '}'.repeat(3000),
   'null',
   '0',
@@ -96,7 +96,9 @@ const ODD_HEADERS: fc.Arbitrary<[string, string]> = fc.oneof(
     ['Upgrade', 'h2c'],
   ),
   // Latin-1 bytes in a value, legal in HTTP/1.1 (obs-text) though not ASCII.
-  fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 8 }).map((text): [string, string] => ['X-Latin1', text]),
+  fc
+    .string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 8 })
+    .map((text): [string, string] => ['X-Latin1', text]),
 );
 
 /**
@@ -114,7 +116,11 @@ const BREAKAGES: fc.Arbitrary<(request: RawRequest) => RawRequest> = fc.constant
   (r: RawRequest) => ({ ...r, headers: [...r.headers, ['Host', 'second.example']] as [string, string][] }),
   (r: RawRequest) => ({ ...r, headers: [...r.headers, ['Content-Length', 'abc']] as [string, string][] }),
   (r: RawRequest) => ({ ...r, headers: [...r.headers, ['Content-Length', '1'], ['Content-Length', '2']] as [string, string][] }),
-  (r: RawRequest) => ({ ...r, headers: [...r.headers, ['Transfer-Encoding', 'chunked'], ['Content-Length', '5']] as [string, string][], body: Buffer.from('0\r\n\r\n') }),
+  (r: RawRequest) => ({
+    ...r,
+    headers: [...r.headers, ['Transfer-Encoding', 'chunked'], ['Content-Length', '5']] as [string, string][],
+    body: Buffer.from('0\r\n\r\n'),
+  }),
   (r: RawRequest) => ({ ...r, headers: [...r.headers, ['Transfer-Encoding', 'gzip, chunked, identity']] as [string, string][] }),
   (r: RawRequest) => ({ ...r, target: `${r.target} x` }),
   (r: RawRequest) => ({ ...r, target: `${r.target}\u0000` }),
@@ -141,7 +147,19 @@ function encodeQuery(values: Record<string, unknown>): string {
 }
 
 /** Whole query strings nobody would write: bad percent escapes, raw bytes, repeated keys. */
-const ODD_QUERY = fc.constantFrom('%', '%ZZ=1', 'a=%E0%A4%A', 'a=%00', '&&&', '=', 'a[b]=1&a[c]=2', 'x=1&x=2&x=3', 'access_token=abc', 'é=ü', 'q=' + 'y'.repeat(5000));
+const ODD_QUERY = fc.constantFrom(
+  '%',
+  '%ZZ=1',
+  'a=%E0%A4%A',
+  'a=%00',
+  '&&&',
+  '=',
+  'a[b]=1&a[c]=2',
+  'x=1&x=2&x=3',
+  'access_token=abc',
+  'é=ü',
+  'q=' + 'y'.repeat(5000),
+);
 
 /** The path with its parameters filled in; a value that is not an object fills every one. */
 function fillPath(template: string, values: unknown, raw: boolean): string {
@@ -156,9 +174,27 @@ function fillPath(template: string, values: unknown, raw: boolean): string {
 function variantOf(path: string): fc.Arbitrary<string> {
   const letters = [...path.matchAll(/[a-z]/g)].map((match) => match.index!);
   return fc.oneof(
-    { weight: 1, arbitrary: fc.constantFrom(`${path}/`, `/${path}`, path.replace(/\//g, '//'), path.replace(/\/([^/]*)$/, '/./$1'), path.replace(/\/([^/]*)$/, '/x/../$1'), path.toUpperCase(), `${path}%00`, `${path};x=1`, `${path}#frag`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `${path}/`,
+        `/${path}`,
+        path.replace(/\//g, '//'),
+        path.replace(/\/([^/]*)$/, '/./$1'),
+        path.replace(/\/([^/]*)$/, '/x/../$1'),
+        path.toUpperCase(),
+        `${path}%00`,
+        `${path};x=1`,
+        `${path}#frag`,
+      ),
+    },
     // One letter percent-encoded: the same route to a router that decodes.
-    { weight: 1, arbitrary: letters.length ? fc.constantFrom(...letters).map((at) => `${path.slice(0, at)}%${path.charCodeAt(at).toString(16)}${path.slice(at + 1)}`) : fc.constant(path) },
+    {
+      weight: 1,
+      arbitrary: letters.length
+        ? fc.constantFrom(...letters).map((at) => `${path.slice(0, at)}%${path.charCodeAt(at).toString(16)}${path.slice(at + 1)}`)
+        : fc.constant(path),
+    },
   );
 }
 
@@ -182,14 +218,20 @@ function bodyFor(target: FuzzTarget, server: FuzzServer): fc.Arbitrary<Body> {
   const form = target.contentTypes.includes('application/x-www-form-urlencoded');
   const declared = target.contentTypes[0] ?? 'application/json';
   const encode = (value: unknown): Buffer =>
-    Buffer.from(form && value && typeof value === 'object' && !Array.isArray(value) ? encodeQuery(value as Record<string, unknown>) : JSON.stringify(value) ?? '', 'utf8');
+    Buffer.from(
+      form && value && typeof value === 'object' && !Array.isArray(value) ? encodeQuery(value as Record<string, unknown>) : (JSON.stringify(value) ?? ''),
+      'utf8',
+    );
   const invalid = invalidValue(schema, hints);
   const options: { weight: number; arbitrary: fc.Arbitrary<Body> }[] = [
     { weight: 8, arbitrary: validValue(schema, hints).map((value) => ({ bytes: encode(value), contentType: declared })) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => ({ bytes: encode(value), contentType: declared })) },
     { weight: 2, arbitrary: BAD_JSON.map((text) => ({ bytes: Buffer.from(text, 'utf8'), contentType: declared })) },
     { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ bytes: Buffer.from(bytes), contentType: declared })) },
-    { weight: 2, arbitrary: fc.tuple(validValue(schema, hints), fc.constantFrom(...CONTENT_TYPES)).map(([value, contentType]) => ({ bytes: encode(value), contentType })) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(validValue(schema, hints), fc.constantFrom(...CONTENT_TYPES)).map(([value, contentType]) => ({ bytes: encode(value), contentType })),
+    },
     { weight: 1, arbitrary: validValue(schema, hints).map((value) => ({ bytes: encode(value) })) },
     { weight: 1, arbitrary: fc.constant({}) },
     { weight: 1, arbitrary: fc.constant({ bytes: Buffer.alloc(0), contentType: declared }) },
@@ -217,7 +259,12 @@ export function requestFor(target: FuzzTarget, server: FuzzServer, malformed = f
   const query = target.query
     ? fc.oneof(
         { weight: 4, arbitrary: validValue(target.query, hints).map((value) => encodeQuery(value as Record<string, unknown>)) },
-        { weight: 2, arbitrary: (invalidValue(target.query, hints) ?? validValue(target.query, hints)).map((value) => (value && typeof value === 'object' && !Array.isArray(value) ? encodeQuery(value as Record<string, unknown>) : `x=${encodeComponent(String(value))}`)) },
+        {
+          weight: 2,
+          arbitrary: (invalidValue(target.query, hints) ?? validValue(target.query, hints)).map((value) =>
+            value && typeof value === 'object' && !Array.isArray(value) ? encodeQuery(value as Record<string, unknown>) : `x=${encodeComponent(String(value))}`,
+          ),
+        },
         { weight: 1, arbitrary: ODD_QUERY },
       )
     : fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: ODD_QUERY });
@@ -231,7 +278,10 @@ export function requestFor(target: FuzzTarget, server: FuzzServer, malformed = f
       variant: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       query,
       identity: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: server.identities.length - 1 }) }),
-      extra: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(server.extraHeaders ?? ODD_HEADERS, { minLength: 1, maxLength: 2 }) }),
+      extra: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([]) },
+        { weight: 2, arbitrary: fc.array(server.extraHeaders ?? ODD_HEADERS, { minLength: 1, maxLength: 2 }) },
+      ),
       odd: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(ODD_HEADERS, { minLength: 1, maxLength: 2 }) }),
       breakage: malformed ? BREAKAGES : fc.constant(undefined),
       chunked: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),

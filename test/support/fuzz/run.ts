@@ -73,7 +73,9 @@ export async function fuzz(options: FuzzOptions): Promise<{ seed: number; runs: 
       if (changed.length) problems.push(`refused (${response.status}) but changed ${changed.join(', ')}`);
     }
     if (problems.length) {
-      throw new Error(`${describeRequest(request)}\n  answer: ${response.status} ${response.text.slice(0, 300)}\n  problems:\n    - ${problems.join('\n    - ')}`);
+      throw new Error(
+        `${describeRequest(request)}\n  answer: ${response.status} ${response.text.slice(0, 300)}\n  problems:\n    - ${problems.join('\n    - ')}`,
+      );
     }
   });
   try {
@@ -82,7 +84,9 @@ export async function fuzz(options: FuzzOptions): Promise<{ seed: number; runs: 
     await fc.assert(property, { seed, numRuns: runs, endOnFailure: true, includeErrorInReport: true });
   } catch (error) {
     const message = (error as Error).message;
-    throw new Error(`The ${options.name} fuzz failed with seed ${seed} (replay: LOOM_FUZZ_SEED=${seed}${process.env.LOOM_FUZZ_RUNS ? ` LOOM_FUZZ_RUNS=${runs}` : ''}).\n${message}`);
+    throw new Error(
+      `The ${options.name} fuzz failed with seed ${seed} (replay: LOOM_FUZZ_SEED=${seed}${process.env.LOOM_FUZZ_RUNS ? ` LOOM_FUZZ_RUNS=${runs}` : ''}).\n${message}`,
+    );
   }
   return { seed, runs, statuses };
 }
@@ -90,6 +94,8 @@ export async function fuzz(options: FuzzOptions): Promise<{ seed: number; runs: 
 /** A request as a reader wants it in a failure: method, target, headers, the start of the body. */
 export function describeRequest(request: FuzzRequest): string {
   const body = request.body ? ` body (${request.body.length} bytes): ${JSON.stringify(request.body.subarray(0, 200).toString('utf8'))}` : '';
-  const headers = request.headers.map(([name, value]) => `${name}: ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}… (${value.length})` : value)}`).join(', ');
+  const headers = request.headers
+    .map(([name, value]) => `${name}: ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}… (${value.length})` : value)}`)
+    .join(', ');
   return `${request.method} ${request.target.length > 300 ? `${request.target.slice(0, 300)}… (${request.target.length})` : request.target} [${request.route.id}, as ${request.identity}] {${headers}}${body}`;
 }

@@ -186,7 +186,12 @@ export function invalidValue(schema: JsonSchema, hints: Hints = {}): fc.Arbitrar
   if (types.length) options.push(otherTypes(types));
   if (schema.enum || schema.const !== undefined) {
     const values = (schema.enum ?? [schema.const]).map(String);
-    options.push(fc.constantFrom(...values).chain((value) => fc.constantFrom(value.toUpperCase(), ` ${value}`, `${value}\u0000`, `${value}x`, value.replace(/./, 'İ'))).filter((value) => !values.includes(value)));
+    options.push(
+      fc
+        .constantFrom(...values)
+        .chain((value) => fc.constantFrom(value.toUpperCase(), ` ${value}`, `${value}\u0000`, `${value}x`, value.replace(/./, 'İ')))
+        .filter((value) => !values.includes(value)),
+    );
   } else if (types.includes('string')) {
     if (schema.maxLength !== undefined && schema.maxLength < CHEAP_LENGTH) options.push(fc.constant(filler(schema.maxLength + 1)));
     if ((schema.minLength ?? 0) > 0) options.push(fc.constant(filler(schema.minLength! - 1)));
@@ -209,7 +214,14 @@ export function invalidValue(schema: JsonSchema, hints: Hints = {}): fc.Arbitrar
       options.push(valid.map((value) => omit(value, key)));
     }
     if (schema.additionalProperties === false) {
-      options.push(valid.chain((value) => fc.constantFrom('extra', 'Path', 'path ', '', '\u0000').filter((key) => !(key in (schema.properties ?? {}))).map((key) => ({ ...value, [key]: 1 }))));
+      options.push(
+        valid.chain((value) =>
+          fc
+            .constantFrom('extra', 'Path', 'path ', '', '\u0000')
+            .filter((key) => !(key in (schema.properties ?? {})))
+            .map((key) => ({ ...value, [key]: 1 })),
+        ),
+      );
     }
     for (const [key, property] of Object.entries(schema.properties ?? {})) {
       const wrong = invalidValue(property, hints);

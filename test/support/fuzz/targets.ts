@@ -36,7 +36,10 @@ export function targetsFromOpenApi(document: Json): FuzzTarget[] {
   const resolve = (schema: Json | undefined): any => {
     if (!schema || typeof schema !== 'object') return schema;
     if (typeof schema.$ref === 'string') {
-      const target = schema.$ref.replace(/^#\//, '').split('/').reduce((node: Json, key: string) => node?.[key], document);
+      const target = schema.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((node: Json, key: string) => node?.[key], document);
       return resolve(target);
     }
     return Array.isArray(schema) ? schema.map(resolve) : Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, resolve(v as Json)]));

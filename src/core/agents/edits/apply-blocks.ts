@@ -89,9 +89,15 @@ export function formatEditReport(problems: readonly EditProblem[], reports: read
       continue;
     }
     const where = result.lines.end < result.lines.start ? `it removed ${lines(result.replaced)}` : `it is now ${lines(result.lines)}`;
-    const what = result.created ? 'created the file' : !result.changed ? 'matched, but SEARCH and REPLACE give the same content: nothing changed' : `applied; ${where}`;
+    const what = result.created
+      ? 'created the file'
+      : !result.changed
+        ? 'matched, but SEARCH and REPLACE give the same content: nothing changed'
+        : `applied; ${where}`;
     const loose = result.tolerances.filter((tolerance) => tolerance !== 'line_endings');
-    const note = loose.length ? ` (SEARCH differed from the file in ${loose.map((tolerance) => TOLERANCE_WORDS[tolerance]).join(' and ')}; the file's whitespace was kept)` : '';
+    const note = loose.length
+      ? ` (SEARCH differed from the file in ${loose.map((tolerance) => TOLERANCE_WORDS[tolerance]).join(' and ')}; the file's whitespace was kept)`
+      : '';
     paragraphs.push(`${label}: ${what}${note}.`);
   }
   const failed = problems.length + reports.filter(({ result }) => !result.ok).length;

@@ -41,7 +41,8 @@ export function applyEdit(content: string | null, edit: { search: string; replac
   }
   let lead = 0;
   while (lead < search.length && isBlank(search[lead]!)) lead++;
-  if (lead === search.length) return refuse('blank_search', 'SEARCH has only blank lines, which could be anywhere in the file. Include the lines with text next to the place you mean.');
+  if (lead === search.length)
+    return refuse('blank_search', 'SEARCH has only blank lines, which could be anywhere in the file. Include the lines with text next to the place you mean.');
   let trail = 0;
   while (isBlank(search[search.length - 1 - trail]!)) trail++;
   const core = search.slice(lead, search.length - trail);
@@ -179,7 +180,7 @@ function contextOf(search: readonly string[], replace: readonly string[], identi
       best[at(i, j)] = Math.max(best[at(i + 1, j)]!, best[at(i, j + 1)]!, w > 0 ? w + best[at(i + 1, j + 1)]! : 0);
     }
   }
-  for (let i = 0, j = 0; i < rows && j < cols; ) {
+  for (let i = 0, j = 0; i < rows && j < cols;) {
     const w = weight(i, j);
     if (w > 0 && w + best[at(i + 1, j + 1)]! === best[at(i, j)]) {
       context[head + j] = head + i;
@@ -248,7 +249,10 @@ function notFound(file: FileLines, core: readonly string[], lead: number, locate
   const anchor = nearestAnchor(file.texts, core, located);
   const advice = 'Copy the lines exactly as they are in the file now (read it again if it may have changed) and send the block again.';
   if (!anchor) {
-    return refuse('not_found', ['SEARCH does not match the file, and no line of the file resembles its lines: is this the right file?', elided, advice].filter(Boolean).join(' '));
+    return refuse(
+      'not_found',
+      ['SEARCH does not match the file, and no line of the file resembles its lines: is this the right file?', elided, advice].filter(Boolean).join(' '),
+    );
   }
   const start = anchor.fileLine - anchor.searchLine;
   const shown = numbered(file.texts, start - CONTEXT_LINES, start + core.length + CONTEXT_LINES);
@@ -276,7 +280,9 @@ function ambiguous(file: FileLines, core: readonly string[], starts: readonly nu
   const places: LineRange[] = starts.slice(0, MAX_PLACES).map((start) => ({ start: start + 1, end: start + core.length }));
   const named = places.slice(0, 5).map(({ start, end }) => (start === end ? `${start}` : `${start}–${end}`));
   const where =
-    starts.length > named.length ? `${named.join(', ')} and ${starts.length - named.length} more` : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
+    starts.length > named.length
+      ? `${named.join(', ')} and ${starts.length - named.length} more`
+      : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
   const first = starts[0]!;
   return {
     ok: false,

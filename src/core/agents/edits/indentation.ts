@@ -7,14 +7,14 @@
 import { isBlank, leadingSpace } from './lines.ts';
 
 export type Fit =
-  | {
+  | ({
       ok: true;
       kind: 'exact' | 'trailing' | 'shift' | 'tabs';
       /** Some line's trailing whitespace differs. */
       trailing: boolean;
       /** SEARCH has trailing whitespace the file does not: the model adds it, so new lines lose theirs. */
       noisyTrailing: boolean;
-    } & Reindent
+    } & Reindent)
   | { ok: false; message: string };
 
 interface Reindent {
@@ -176,9 +176,13 @@ function tabsForSpaces(search: readonly string[], file: readonly string[]): Rein
   const describe = style === 'tabs' ? 'indented with spaces where the file uses tabs' : 'indented with tabs where the file uses spaces';
   if (levels.size === 1) {
     const [modelIndent, fileIndent] = [...levels][0]!;
-    return { describe, reindent: (line) => (isBlank(line) ? line : leadingSpace(line) === modelIndent ? fileIndent + line.slice(modelIndent.length) : UNKNOWN_WIDTH) };
+    return {
+      describe,
+      reindent: (line) => (isBlank(line) ? line : leadingSpace(line) === modelIndent ? fileIndent + line.slice(modelIndent.length) : UNKNOWN_WIDTH),
+    };
   }
-  const render = (column: number, tabWidth: number): string => (style === 'tabs' ? '\t'.repeat(Math.floor(column / tabWidth)) + ' '.repeat(column % tabWidth) : ' '.repeat(column));
+  const render = (column: number, tabWidth: number): string =>
+    style === 'tabs' ? '\t'.repeat(Math.floor(column / tabWidth)) + ' '.repeat(column % tabWidth) : ' '.repeat(column);
   return {
     describe,
     reindent: (line) => {

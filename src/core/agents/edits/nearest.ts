@@ -43,7 +43,9 @@ export function nearestAnchor(fileLines: readonly string[], lines: readonly stri
   if (best >= 0) {
     const start = best - m;
     // Align on the first SEARCH line that is equal there, so the caller's window shows it.
-    for (let i = 0; i < m; i++) if (start + i >= 0 && start + i < fileKeys.length && fileKeys[start + i] === searchKeys[i] && lines[i]!.trim() !== '') return { fileLine: start + i, searchLine: i };
+    for (let i = 0; i < m; i++)
+      if (start + i >= 0 && start + i < fileKeys.length && fileKeys[start + i] === searchKeys[i] && lines[i]!.trim() !== '')
+        return { fileLine: start + i, searchLine: i };
     return { fileLine: Math.max(0, start), searchLine: Math.max(0, -start) };
   }
   // Only lines SEARCH repeats too often to vote are in the file: the rarest one anchors.

@@ -88,7 +88,12 @@ export function parseEditBlocks(answer: string, options: ParseOptions = {}): Par
   };
   const close = (block: OpenBlock, line: number): void => {
     if (!block.invalid && block.path !== null) {
-      blocks.push({ path: block.path, search: linesText(block.search), replace: linesText(block.replace), origin: { number: block.number, line: block.head + 1 } });
+      blocks.push({
+        path: block.path,
+        search: linesText(block.search),
+        replace: linesText(block.replace),
+        origin: { number: block.number, line: block.head + 1 },
+      });
     }
     open = null;
     after = line + 1;
@@ -105,7 +110,11 @@ export function parseEditBlocks(answer: string, options: ParseOptions = {}): Par
         problem('malformed_marker', `Line ${i + 1}: ${quote(line.trim())} is not a marker; expected ${quote(SEARCH_MARKER)} alone on its line.`, i, count + 1);
         open = begin(i, true);
       } else if (kind.kind === 'replace' || kind.kind === 'malformed') {
-        problem('stray_marker', `Line ${i + 1}: ${quote(line.trim())} without a ${quote(SEARCH_MARKER)} before it. Each block starts with ${quote(SEARCH_MARKER)} on its own line, after the file's path.`, i);
+        problem(
+          'stray_marker',
+          `Line ${i + 1}: ${quote(line.trim())} without a ${quote(SEARCH_MARKER)} before it. Each block starts with ${quote(SEARCH_MARKER)} on its own line, after the file's path.`,
+          i,
+        );
         after = i + 1;
       } else if (kind.kind === 'fence') {
         if (fence === null) fence = { ...kind, line: i };
@@ -116,7 +125,12 @@ export function parseEditBlocks(answer: string, options: ParseOptions = {}): Par
     const expected = block.divider < 0 ? DIVIDER_MARKER : REPLACE_MARKER;
     switch (kind.kind) {
       case 'search':
-        fail(block, 'unterminated', `${label(block)} is not closed: the next ${quote(SEARCH_MARKER)} comes at line ${i + 1}, before its ${quote(expected)}.`, i);
+        fail(
+          block,
+          'unterminated',
+          `${label(block)} is not closed: the next ${quote(SEARCH_MARKER)} comes at line ${i + 1}, before its ${quote(expected)}.`,
+          i,
+        );
         close(block, block.head);
         open = begin(i, false);
         break;
@@ -143,7 +157,12 @@ export function parseEditBlocks(answer: string, options: ParseOptions = {}): Par
         close(block, i);
         break;
       case 'malformed':
-        fail(block, 'malformed_marker', `${label(block)}: line ${i + 1} (${quote(line.trim())}) is not a marker; expected ${quote(expected)} alone on its line.`, i);
+        fail(
+          block,
+          'malformed_marker',
+          `${label(block)}: line ${i + 1} (${quote(line.trim())}) is not a marker; expected ${quote(expected)} alone on its line.`,
+          i,
+        );
         if (kind.expected === REPLACE_MARKER) close(block, i);
         break;
       default:
@@ -156,7 +175,12 @@ export function parseEditBlocks(answer: string, options: ParseOptions = {}): Par
     if (last.divider < 0) {
       fail(last, 'unterminated', `${label(last)}: the answer ends before its ${quote(DIVIDER_MARKER)} and ${quote(REPLACE_MARKER)}.`, lines.length - 1);
     } else if (options.truncated) {
-      fail(last, 'unterminated', `${label(last)}: the answer was cut off before its ${quote(REPLACE_MARKER)}; send this block again, complete.`, lines.length - 1);
+      fail(
+        last,
+        'unterminated',
+        `${label(last)}: the answer was cut off before its ${quote(REPLACE_MARKER)}; send this block again, complete.`,
+        lines.length - 1,
+      );
     } else {
       const replace = endOfLastBlock(last, answer.endsWith('\n'));
       if (replace === null) {
@@ -222,7 +246,10 @@ function resolvePath(lines: readonly string[], after: number, head: number, fenc
     const j = before(i - 1);
     const onLine = j >= after ? pathFromLine(lines[j]!) : null;
     if (inInfo !== null && onLine !== null && inInfo !== onLine) {
-      return { code: 'unclear_path', message: `names two files: ${quote(onLine)} on line ${j + 1} and ${quote(inInfo)} on its fence. Write one path alone on the line before ${quote(SEARCH_MARKER)}.` };
+      return {
+        code: 'unclear_path',
+        message: `names two files: ${quote(onLine)} on line ${j + 1} and ${quote(inInfo)} on its fence. Write one path alone on the line before ${quote(SEARCH_MARKER)}.`,
+      };
     }
     if (inInfo !== null || onLine !== null) return { path: (inInfo ?? onLine)! };
     i = -1;
@@ -263,7 +290,10 @@ export function editFromArguments(args: unknown): { block: EditBlock } | { probl
     ['search', search],
     ['replace', replace],
   ] as const) {
-    if (typeof value !== 'string') return invalid(`"${name}" must be a string${name === 'search' ? ' (empty to create a new file)' : name === 'replace' ? ' (empty to delete the lines)' : ''}.`);
+    if (typeof value !== 'string')
+      return invalid(
+        `"${name}" must be a string${name === 'search' ? ' (empty to create a new file)' : name === 'replace' ? ' (empty to delete the lines)' : ''}.`,
+      );
   }
   const cleanPath = (path as string).trim().replace(/^\.\//, '');
   if (cleanPath === '') return invalid('"path" is empty: give the path of the file to edit.');

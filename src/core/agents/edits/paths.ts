@@ -51,7 +51,7 @@ function undecorate(line: string): string {
   let text = line.trim();
   text = text.replace(/^#{1,6}\s+/, ''); // a heading
   text = text.replace(/^(?:[-*+]|\d+[.)])\s+/, ''); // a list item
-  for (let again = true; again; ) {
+  for (let again = true; again;) {
     const before = text;
     text = text.replace(/^(\*\*|__|\*|_)(.+)\1$/, '$2').trim(); // **bold**, _emphasis_
     text = text.replace(/^(?:file(?:name)?|path)\s*:\s*/i, ''); // File: …

@@ -69,7 +69,11 @@ export class TaskFiles {
    * `seenFirst`: refuse an existing file the task has not read (an edit must be made on what
    * the model saw, and a path it never looked at is likely a wrong one).
    */
-  async write(path: string, produce: (current: string | null, key: string) => string, options: { seenFirst?: boolean } = {}): Promise<{ key: string; before: string | null; after: string }> {
+  async write(
+    path: string,
+    produce: (current: string | null, key: string) => string,
+    options: { seenFirst?: boolean } = {},
+  ): Promise<{ key: string; before: string | null; after: string }> {
     const key = this.claim(path);
     const before = this.unchanged(key);
     if (options.seenFirst && before !== null && !this.views.has(key)) {
@@ -115,12 +119,16 @@ export class TaskFiles {
   private claim(path: string): string {
     const key = this.resolve(path);
     if (!this.inScope(key)) {
-      throw new ToolFailure(`${key} is outside the files this task may change (${this.options.scope.globs.map((glob) => glob.source).join(', ')}); it may be read, not changed.`);
+      throw new ToolFailure(
+        `${key} is outside the files this task may change (${this.options.scope.globs.map((glob) => glob.source).join(', ')}); it may be read, not changed.`,
+      );
     }
     this.guard(() => this.options.files.checkWritable(key));
     const holder = this.options.locks.claim(key, this.options.taskId);
     if (holder !== undefined) {
-      throw new ToolFailure(`${key} is being changed by another agent task (${holder}), which holds it until it ends. Work on other files, or finish and say what you would change in it.`);
+      throw new ToolFailure(
+        `${key} is being changed by another agent task (${holder}), which holds it until it ends. Work on other files, or finish and say what you would change in it.`,
+      );
     }
     return key;
   }
@@ -129,11 +137,15 @@ export class TaskFiles {
   private unchanged(key: string): string | null {
     const now = this.guard(() => this.options.files.read(key));
     if (this.options.files.hasUnsavedEdits(key)) {
-      throw new ToolFailure(`${key} has edits in the editor that the user has not saved; Loom does not write it meanwhile. Work on other files, or finish and say what you would change in it.`);
+      throw new ToolFailure(
+        `${key} has edits in the editor that the user has not saved; Loom does not write it meanwhile. Work on other files, or finish and say what you would change in it.`,
+      );
     }
     if (this.views.has(key) && this.views.get(key) !== now) {
       this.views.set(key, now);
-      throw new ToolFailure(`${key} changed since you last read it: the user (or another program) edited it, and your change was not applied. Read it again and make your change on what it holds now.`);
+      throw new ToolFailure(
+        `${key} changed since you last read it: the user (or another program) edited it, and your change was not applied. Read it again and make your change on what it holds now.`,
+      );
     }
     return now;
   }

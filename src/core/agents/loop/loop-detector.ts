@@ -22,7 +22,9 @@ export class LoopDetector {
   record(actions: readonly { name: string; arguments: string; result: string }[]): LoopVerdict {
     let most = 0;
     for (const action of actions) {
-      const key = createHash('sha256').update(`${action.name}\u0000${canonical(action.arguments)}\u0000${action.result}`).digest('base64');
+      const key = createHash('sha256')
+        .update(`${action.name}\u0000${canonical(action.arguments)}\u0000${action.result}`)
+        .digest('base64');
       const count = (this.counts.get(key) ?? 0) + 1;
       this.counts.set(key, count);
       most = Math.max(most, count);

@@ -43,7 +43,9 @@ export function systemPrompt(input: PromptInput): string {
     '>>>>>>> REPLACE',
     '',
     'SEARCH must match exactly one place of the file: include enough lines around the change to make it unique. An empty SEARCH creates a new file. Line numbers shown by read_file are not part of the file: never copy them into SEARCH.',
-    ...(input.tools.includes('run_command') ? ['', '# Checking your work', 'Run the commands run_command offers (tests, type checks) to check your changes when it helps.'] : []),
+    ...(input.tools.includes('run_command')
+      ? ['', '# Checking your work', 'Run the commands run_command offers (tests, type checks) to check your changes when it helps.']
+      : []),
   ].join('\n');
 }
 

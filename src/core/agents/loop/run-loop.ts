@@ -92,7 +92,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
       // The budget counts the prompt too: what the turn may generate is what its prompt leaves.
       const promptTokens = lastPrompt ? lastPrompt.tokens + (promptChars - lastPrompt.chars) / CHARS_PER_TOKEN : promptChars / CHARS_PER_TOKEN;
       const room = Math.floor(budgets.maxTokens - tokens - promptTokens);
-      const stop = stopped() ?? (steps >= budgets.maxSteps ? end('max_steps') : room < 1 ? end('max_tokens') : clock.now() >= deadline ? end('timeout') : undefined);
+      const stop =
+        stopped() ?? (steps >= budgets.maxSteps ? end('max_steps') : room < 1 ? end('max_tokens') : clock.now() >= deadline ? end('timeout') : undefined);
       if (stop) return stop;
       const started = clock.now();
       let result: ChatResult;
@@ -122,10 +123,17 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
         tokens: { prompt: result.usage.promptTokens, completion: result.usage.completionTokens },
         durationMs: Math.max(0, Math.round(clock.now() - started)),
       });
-      messages.push({ role: 'assistant', content: turn.text, ...(turn.calls.length ? { toolCalls: turn.calls.map(({ id, name, argumentsText }) => ({ id, name, argumentsText })) } : {}) });
+      messages.push({
+        role: 'assistant',
+        content: turn.text,
+        ...(turn.calls.length ? { toolCalls: turn.calls.map(({ id, name, argumentsText }) => ({ id, name, argumentsText })) } : {}),
+      });
       if (turn.calls.length === 0 && turn.blocks.length === 0 && turn.problems.length === 0) {
         if (result.finishReason !== 'length' && turn.text.trim() !== '') return end('done');
-        const told = result.finishReason === 'length' ? 'Your answer was cut off at the token limit. Write a shorter answer: one step at a time.' : 'Your answer was empty. Call a tool, or answer with a summary to end the task.';
+        const told =
+          result.finishReason === 'length'
+            ? 'Your answer was cut off at the token limit. Write a shorter answer: one step at a time.'
+            : 'Your answer was empty. Call a tool, or answer with a summary to end the task.';
         if (++unusable >= MAX_UNUSABLE_TURNS) return end('unusable_answers');
         messages.push({ role: 'user', content: told });
         await options.record({ kind: 'notice', turn: steps, text: told });
@@ -139,14 +147,26 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
         if (signal.aborted) return end(stopReason(signal));
         const known = options.toolbox.get(call.name);
         let outcome: ToolOutcome;
-        if (call.error !== undefined) outcome = { ok: false, text: `Your call of ${call.name || 'a tool'} could not be read: ${call.error} Send it again with its arguments as one JSON object.` };
+        if (call.error !== undefined)
+          outcome = {
+            ok: false,
+            text: `Your call of ${call.name || 'a tool'} could not be read: ${call.error} Send it again with its arguments as one JSON object.`,
+          };
         else if (!known) outcome = { ok: false, text: `There is no tool ${JSON.stringify(call.name)}. The tools are: ${options.toolbox.names().join(', ')}.` };
         else {
           usable++;
           outcome = await known.run(call.arguments, context);
         }
         messages.push({ role: 'tool', toolCallId: call.id, content: outcome.text });
-        await options.record({ kind: 'tool', turn: steps, tool: call.name, arguments: call.argumentsText, ok: outcome.ok, text: outcome.text, ...(outcome.diff ? { diff: outcome.diff } : {}) });
+        await options.record({
+          kind: 'tool',
+          turn: steps,
+          tool: call.name,
+          arguments: call.argumentsText,
+          ok: outcome.ok,
+          text: outcome.text,
+          ...(outcome.diff ? { diff: outcome.diff } : {}),
+        });
         actions.push({ name: call.name, arguments: call.argumentsText, result: outcome.text });
       }
       // What the blocks did is logged as tool steps; what the runtime adds of its own, as notices.
@@ -156,7 +176,15 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
         if (signal.aborted) return end(stopReason(signal));
         const outcome = await applyEditBlock(context.files, block, index + 1);
         const argumentsText = JSON.stringify({ path: block.path, search: block.search, replace: block.replace });
-        await options.record({ kind: 'tool', turn: steps, tool: 'edit_file', arguments: argumentsText, ok: outcome.ok, text: outcome.text, ...(outcome.diff ? { diff: outcome.diff } : {}) });
+        await options.record({
+          kind: 'tool',
+          turn: steps,
+          tool: 'edit_file',
+          arguments: argumentsText,
+          ok: outcome.ok,
+          text: outcome.text,
+          ...(outcome.diff ? { diff: outcome.diff } : {}),
+        });
         actions.push({ name: 'edit_file', arguments: argumentsText, result: outcome.text });
         results.push(outcome.text);
       }
@@ -166,7 +194,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopEnd> {
       const verdict = loops.record(actions);
       if (verdict === 'stop') return end('loop');
       if (verdict === 'redirect') {
-        notices.push('You have now made the same call with the same result several times: doing it again will not change anything. Try a different approach, or, if the task cannot be done, finish with a summary saying why.');
+        notices.push(
+          'You have now made the same call with the same result several times: doing it again will not change anything. Try a different approach, or, if the task cannot be done, finish with a summary saying why.',
+        );
       }
       if (results.length || notices.length) {
         messages.push({ role: 'user', content: [...(results.length ? ['Your edit blocks:', ...results] : []), ...notices].join('\n') });

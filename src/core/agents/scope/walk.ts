@@ -8,7 +8,19 @@ import path from 'node:path';
 import { protectedName } from '../../workspace/protected.ts';
 
 /** Folders that hold dependencies or caches, not code anyone asks an agent to change. */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'bower_components', '__pycache__', '.venv', '.tox', '.mypy_cache', '.pytest_cache', '.gradle', '.next', '.nuxt', '.cache']);
+const SKIPPED_FOLDERS = new Set([
+  'node_modules',
+  'bower_components',
+  '__pycache__',
+  '.venv',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.cache',
+]);
 
 /** A file and its size in bytes. */
 export interface WalkedFile {
@@ -28,7 +40,12 @@ export interface WalkOptions {
  * accepts, workspace-relative, depth first in name order, at most `limit` of them; `truncated`
  * when more were left.
  */
-export async function walkFiles(root: string, base: string, keep: (path: string) => boolean, options: WalkOptions): Promise<{ files: string[]; truncated: boolean }> {
+export async function walkFiles(
+  root: string,
+  base: string,
+  keep: (path: string) => boolean,
+  options: WalkOptions,
+): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   let truncated = false;
   const visit = async (folder: string): Promise<void> => {

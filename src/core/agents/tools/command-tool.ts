@@ -22,7 +22,9 @@ export function runCommandTool(runner: CommandRunner): AgentTool {
       outcomeOf(async () => {
         const command = new Arguments(args, 'run_command').string('command');
         if (!runner.allows(command)) {
-          throw new ToolFailure(`${JSON.stringify(command.slice(0, 200))} is not a command you may run. You may run only: ${listed.map((c) => JSON.stringify(c)).join(', ')}.`);
+          throw new ToolFailure(
+            `${JSON.stringify(command.slice(0, 200))} is not a command you may run. You may run only: ${listed.map((c) => JSON.stringify(c)).join(', ')}.`,
+          );
         }
         let result;
         try {
@@ -38,7 +40,10 @@ export function runCommandTool(runner: CommandRunner): AgentTool {
               : result.stopped === 'failed_to_start'
                 ? 'could not start'
                 : `exited with code ${result.exitCode}`;
-        return { ok: result.exitCode === 0, text: `$ ${command}\n${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}[${command} ${ending}]` };
+        return {
+          ok: result.exitCode === 0,
+          text: `$ ${command}\n${result.output}${result.output.endsWith('\n') || result.output === '' ? '' : '\n'}[${command} ${ending}]`,
+        };
       }),
   };
 }

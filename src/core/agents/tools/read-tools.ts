@@ -84,7 +84,8 @@ export function numberedLines(key: string, text: string, start: number, end?: nu
   }
   const shownEnd = line - 1;
   const header = start === 1 && shownEnd === total ? `${key} (${total} lines):` : `${key}, lines ${start}–${shownEnd} of ${total}:`;
-  const rest = shownEnd < total && (end === undefined || shownEnd < end) ? `\n… ${total - shownEnd} more lines: read_file with start_line ${shownEnd + 1}.` : '';
+  const rest =
+    shownEnd < total && (end === undefined || shownEnd < end) ? `\n… ${total - shownEnd} more lines: read_file with start_line ${shownEnd + 1}.` : '';
   return `${header}\n${out.join('\n')}${rest}`;
 }
 
@@ -109,7 +110,9 @@ export const search: AgentTool = {
       const query = read.string('query');
       if (query === '') throw new ToolFailure('search: "query" is empty.');
       const flags = read.optionalBoolean('case_sensitive') === false ? 'i' : '';
-      const regex = read.optionalBoolean('regex') ? withToolFailures(() => newRegex(query, flags)) : new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
+      const regex = read.optionalBoolean('regex')
+        ? withToolFailures(() => newRegex(query, flags))
+        : new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
       const glob = withToolFailures(() => compileGlob(read.optionalString('pattern')?.trim() || '**'));
       const { files } = await walkFiles(context.workspace.root, glob.base, glob.matches, { limit: SEARCH_FILES, signal: context.signal });
       const matches: string[] = [];

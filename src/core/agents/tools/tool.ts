@@ -51,7 +51,8 @@ export class Arguments {
     if (value === undefined || value === null) return undefined;
     // Models write numbers as strings now and then; a whole number in a string is taken.
     const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number) || number < min) throw new ToolFailure(`${this.tool}: "${name}" must be a whole number of at least ${min}.`);
+    if (typeof number !== 'number' || !Number.isInteger(number) || number < min)
+      throw new ToolFailure(`${this.tool}: "${name}" must be a whole number of at least ${min}.`);
     return number;
   }
 

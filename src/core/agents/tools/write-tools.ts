@@ -31,7 +31,11 @@ export async function applyEditBlock(files: TaskFiles, block: EditBlock, number:
       },
       { seenFirst: true },
     );
-    return { ok: true, text: window ? `${report}\nThe lines now (numbers are not part of the file):\n${window}` : report, ...(before !== after ? { diff: unifiedDiff(before, after, { from: before === null ? null : key, to: key }) } : {}) };
+    return {
+      ok: true,
+      text: window ? `${report}\nThe lines now (numbers are not part of the file):\n${window}` : report,
+      ...(before !== after ? { diff: unifiedDiff(before, after, { from: before === null ? null : key, to: key }) } : {}),
+    };
   });
 }
 

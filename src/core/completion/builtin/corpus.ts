@@ -27,9 +27,11 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'out', 'covera
 const SKIPPED_FILES = new Set(['package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'Cargo.lock', 'poetry.lock', 'composer.lock']);
 const SKIPPED_SUFFIXES = ['.min.js', '.min.css', '.map', '.lock', '.log', '.svg'];
 const BINARY_EXTENSIONS = new Set(
-  ('png jpg jpeg gif bmp ico webp avif tif tiff psd pdf zip gz tgz bz2 xz 7z rar tar jar war ' +
+  (
+    'png jpg jpeg gif bmp ico webp avif tif tiff psd pdf zip gz tgz bz2 xz 7z rar tar jar war ' +
     'exe dll so dylib o a lib bin class pyc wasm node woff woff2 ttf otf eot mp3 mp4 wav ogg ' +
-    'webm mov avi mkv flac sqlite db gguf onnx pt safetensors npy npz parquet').split(' '),
+    'webm mov avi mkv flac sqlite db gguf onnx pt safetensors npy npz parquet'
+  ).split(' '),
 );
 
 /** Trains `model` on the code under `root`; resolves with what it read. */

@@ -135,7 +135,13 @@ export function decode(input: DecodeInput): DecodeResult {
   const brackets = new BracketBalance(input.suffixLine ?? '');
   for (let depth = 0; tokens < input.maxTokens; depth++) {
     const only = filter;
-    const evidence = gatherEvidence(context, input.sources, settings, only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only), input.keys);
+    const evidence = gatherEvidence(
+      context,
+      input.sources,
+      settings,
+      only === undefined ? undefined : (id) => id !== END && vocabulary.text(id).startsWith(only),
+      input.keys,
+    );
     const step = confidenceOf(stepFeatures(evidence, depth, vocabulary, context, previous), settings.calibration);
     previous = evidence;
     const top = evidence.candidates[0];

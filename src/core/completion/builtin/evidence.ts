@@ -77,13 +77,7 @@ export interface Keys {
  * Tallies the followers of the tail of `context`; `accept` filters candidate tokens; `keys`:
  * what the context's tokens match as (each only itself when not given).
  */
-export function gatherEvidence(
-  context: number[],
-  sources: Source[],
-  settings: GatherSettings,
-  accept?: (id: number) => boolean,
-  keys?: Keys,
-): Evidence {
+export function gatherEvidence(context: number[], sources: Source[], settings: GatherSettings, accept?: (id: number) => boolean, keys?: Keys): Evidence {
   const byId = new Map<number, Candidate>();
   const evidence: Evidence = { candidates: [], total: 0, count: 0, fileWeight: 0, fileCount: 0, maxMatch: 0, nearMax: 0, nearMaxTop: 0 };
   votes.length = 0;

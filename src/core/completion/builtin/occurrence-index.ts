@@ -14,7 +14,6 @@
 /** Marks a position that no longer counts (a removed or replaced file). */
 export const DEAD = -1;
 
-
 /**
  * The context lengths that have chains: a short one for counts, long ones for copies. A match
  * is always measured to its full length whichever chain found it, so three levels do as well

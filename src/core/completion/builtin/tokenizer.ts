@@ -24,9 +24,41 @@ const enum Mode {
 
 /** Operators kept whole, longest first so that the first match is the longest. */
 const OPERATORS = [
-  '>>>=', '===', '!==', '...', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=',
-  '==', '!=', '=>', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=',
-  '&=', '|=', '^=', '**', '<<', '>>', '::', '->',
+  '>>>=',
+  '===',
+  '!==',
+  '...',
+  '**=',
+  '<<=',
+  '>>=',
+  '>>>',
+  '&&=',
+  '||=',
+  '??=',
+  '==',
+  '!=',
+  '=>',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '?.',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '**',
+  '<<',
+  '>>',
+  '::',
+  '->',
 ];
 
 /** Operators that a following character could lengthen ("=" may become "==="). */
@@ -226,7 +258,24 @@ function closesString(text: string, begin: number, end: number, quote: number): 
 function operatorAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
   // Fast exit: operators start with one of = ! < > & | ? . * + - / % ^ :
-  if (!(c === 61 || c === 33 || c === 60 || c === 62 || c === 38 || c === 124 || c === 63 || c === 46 || c === 42 || c === 43 || c === 45 || c === 47 || c === 37 || c === 94 || c === 58)) return 0;
+  if (!(
+    c === 61 ||
+    c === 33 ||
+    c === 60 ||
+    c === 62 ||
+    c === 38 ||
+    c === 124 ||
+    c === 63 ||
+    c === 46 ||
+    c === 42 ||
+    c === 43 ||
+    c === 45 ||
+    c === 47 ||
+    c === 37 ||
+    c === 94 ||
+    c === 58
+  ))
+    return 0;
   for (const op of OPERATORS) if (text.startsWith(op, i)) return op.length;
   return 0;
 }

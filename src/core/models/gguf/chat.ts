@@ -250,7 +250,9 @@ export async function chatTurn(chat: ChatRuntime, sequence: LlamaContextSequence
   if (signal.aborted) throw signal.reason;
 
   const completionTokens = sequence.tokenMeter.diff(meter).usedOutputTokens;
-  const toolCalls = invalidCall ? [{ id: newToolCallId(), name: '', argumentsText: invalidCall.callText, error: invalidCall.message }] : toolCallsOf(response, tools);
+  const toolCalls = invalidCall
+    ? [{ id: newToolCallId(), name: '', argumentsText: invalidCall.callText, error: invalidCall.message }]
+    : toolCallsOf(response, tools);
   return {
     text: response?.response ?? text,
     toolCalls,

@@ -37,7 +37,12 @@ class CallerError {
 /** Decoding stopped at a character U+FFFD stands for an unfinished multi-byte character. */
 const UNFINISHED = /\uFFFD+$/;
 
-export async function generate(model: LlamaModel, sequence: LlamaContextSequence, request: GenerationRequest, counters: GenerationCounters): Promise<ProviderResult> {
+export async function generate(
+  model: LlamaModel,
+  sequence: LlamaContextSequence,
+  request: GenerationRequest,
+  counters: GenerationCounters,
+): Promise<ProviderResult> {
   const { prompt, signal } = request;
   signal.throwIfAborted();
   counters.requests++;

@@ -74,26 +74,28 @@ function sharedLlama(module: NodeLlamaCpp, gpu: GgufGpu): Promise<Llama> {
   if (!byGpu) sharedLlamas.set(module, (byGpu = new Map()));
   let llama = byGpu.get(gpu);
   if (!llama) {
-    llama = module.getLlama({
-      gpu: gpu === 'off' ? false : gpu,
-      // Never compile llama.cpp at run time: only the prebuilt binaries that were installed.
-      build: 'never',
-      skipDownload: true,
-      progressLogs: false,
-      // Set below, once the machine's math cores are known (node-llama-cpp's default is at least 4).
-      maxThreads: 0,
-      logLevel: module.LlamaLogLevel.warn,
-      logger: (level, message) => {
-        for (const listener of logListeners) listener(level, message);
-      },
-    }).then((started) => {
-      // Contexts decoding at once (a document's completion and a chat, two providers) split
-      // the math cores between them (node-llama-cpp's thread splitter) instead of each running
-      // its own threads on them: llama.cpp's threads spin while they wait, so oversubscribed
-      // cores make every token many times slower (see loadRuntime).
-      started.maxThreads = Math.max(1, started.cpuMathCores);
-      return started;
-    });
+    llama = module
+      .getLlama({
+        gpu: gpu === 'off' ? false : gpu,
+        // Never compile llama.cpp at run time: only the prebuilt binaries that were installed.
+        build: 'never',
+        skipDownload: true,
+        progressLogs: false,
+        // Set below, once the machine's math cores are known (node-llama-cpp's default is at least 4).
+        maxThreads: 0,
+        logLevel: module.LlamaLogLevel.warn,
+        logger: (level, message) => {
+          for (const listener of logListeners) listener(level, message);
+        },
+      })
+      .then((started) => {
+        // Contexts decoding at once (a document's completion and a chat, two providers) split
+        // the math cores between them (node-llama-cpp's thread splitter) instead of each running
+        // its own threads on them: llama.cpp's threads spin while they wait, so oversubscribed
+        // cores make every token many times slower (see loadRuntime).
+        started.maxThreads = Math.max(1, started.cpuMathCores);
+        return started;
+      });
     byGpu.set(gpu, llama);
     const started = llama;
     started.catch(() => byGpu.get(gpu) === started && byGpu.delete(gpu));
@@ -109,7 +111,11 @@ export async function checkGgufFile(file: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new LoomError('model_unavailable', `The GGUF model file ${file} does not exist.`, CONFIG_HINT);
-    throw new LoomError('model_unavailable', `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`, "Check the file's permissions for the user Loom runs as.");
+    throw new LoomError(
+      'model_unavailable',
+      `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`,
+      "Check the file's permissions for the user Loom runs as.",
+    );
   }
   try {
     const magic = Buffer.alloc(4);
@@ -118,7 +124,11 @@ export async function checkGgufFile(file: string): Promise<void> {
       ({ bytesRead } = await handle.read(magic, 0, 4, 0));
     } catch (error) {
       const isFolder = (error as NodeJS.ErrnoException).code === 'EISDIR';
-      throw new LoomError('model_unavailable', isFolder ? `${file} is a folder, not a GGUF model file.` : `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`, CONFIG_HINT);
+      throw new LoomError(
+        'model_unavailable',
+        isFolder ? `${file} is a folder, not a GGUF model file.` : `The GGUF model file ${file} cannot be read: ${messageOf(error)}.`,
+        CONFIG_HINT,
+      );
     }
     if (bytesRead < 4 || magic.toString('latin1') !== GGUF_MAGIC) {
       throw new LoomError(

@@ -59,7 +59,8 @@ function convert(input: unknown, depth: number): Schema {
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return withNull(convert(mergeAll(schema), depth + 1));
 
   let type = schema.type;
-  if (type === undefined) type = schema.properties !== undefined ? 'object' : schema.items !== undefined || schema.prefixItems !== undefined ? 'array' : undefined;
+  if (type === undefined)
+    type = schema.properties !== undefined ? 'object' : schema.items !== undefined || schema.prefixItems !== undefined ? 'array' : undefined;
   if (type === undefined) return { ...ANY, ...description };
   if (Array.isArray(type)) {
     const types = type.filter((t): t is string => typeof t === 'string');
@@ -105,7 +106,8 @@ function objectSchema(schema: Schema, depth: number): Schema {
     );
     if (isObject(schema.additionalProperties)) out.additionalProperties = convert(schema.additionalProperties, depth + 1);
   } else {
-    out.additionalProperties = schema.additionalProperties === false ? false : isObject(schema.additionalProperties) ? convert(schema.additionalProperties, depth + 1) : true;
+    out.additionalProperties =
+      schema.additionalProperties === false ? false : isObject(schema.additionalProperties) ? convert(schema.additionalProperties, depth + 1) : true;
   }
   if (isCount(schema.minProperties) && out.additionalProperties !== undefined && out.additionalProperties !== false) out.minProperties = schema.minProperties;
   if (isCount(schema.maxProperties) && out.additionalProperties !== undefined && out.additionalProperties !== false) out.maxProperties = schema.maxProperties;
@@ -167,7 +169,10 @@ function prune(value: unknown, input: unknown, defs: Record<string, unknown>, de
 }
 
 function definitionsOf(schema: JsonSchema): Record<string, unknown> {
-  return { ...(isObject(schema.definitions) ? (schema.definitions as Record<string, unknown>) : {}), ...(isObject(schema.$defs) ? (schema.$defs as Record<string, unknown>) : {}) };
+  return {
+    ...(isObject(schema.definitions) ? (schema.definitions as Record<string, unknown>) : {}),
+    ...(isObject(schema.$defs) ? (schema.$defs as Record<string, unknown>) : {}),
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

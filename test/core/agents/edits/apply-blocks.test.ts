@@ -41,7 +41,13 @@ describe('applyEdits', () => {
       ['c.ts', 'keep\n'],
     ]);
     const { changes, reports } = applyEdits(
-      [block('a.ts', 'x\n', 'z\n'), block('b.ts', 'one\n', 'two\n'), block('c.ts', 'gone\n', 'x\n'), block('new.ts', '', 'created\n'), block('missing.ts', 'a\n', 'b\n')],
+      [
+        block('a.ts', 'x\n', 'z\n'),
+        block('b.ts', 'one\n', 'two\n'),
+        block('c.ts', 'gone\n', 'x\n'),
+        block('new.ts', '', 'created\n'),
+        block('missing.ts', 'a\n', 'b\n'),
+      ],
       (path) => files.get(path) ?? null,
     );
     assert.deepEqual(changes, [
@@ -106,6 +112,9 @@ describe('formatEditReport', () => {
 
   it('says when a block changed nothing or removed lines', () => {
     const { reports } = applyEdits([block('a.ts', 'x\n', 'x\n'), block('a.ts', 'y\nz\n', '')], () => 'x\ny\nz\n');
-    assert.equal(formatEditReport([], reports), ['Block 1 (a.ts): matched, but SEARCH and REPLACE give the same content: nothing changed.', 'Block 2 (a.ts): applied; it removed lines 2–3.'].join('\n'));
+    assert.equal(
+      formatEditReport([], reports),
+      ['Block 1 (a.ts): matched, but SEARCH and REPLACE give the same content: nothing changed.', 'Block 2 (a.ts): applied; it removed lines 2–3.'].join('\n'),
+    );
   });
 });

@@ -72,7 +72,11 @@ describe('applyEdit: matching', () => {
 
   it('tolerates indentation shifted as a whole, both ways, and shifts the new lines the same', () => {
     // The model dropped the function's indentation (a snippet pasted at column 0).
-    const dedented = applied(SOURCE, 'for (const item of items) {\n  sum += item.price;\n}\n', 'for (const item of items) {\n  if (item.free) continue;\n  sum += item.price;\n}\n');
+    const dedented = applied(
+      SOURCE,
+      'for (const item of items) {\n  sum += item.price;\n}\n',
+      'for (const item of items) {\n  if (item.free) continue;\n  sum += item.price;\n}\n',
+    );
     assert.equal(dedented.content, SOURCE.replace('  for (const item of items) {\n', '  for (const item of items) {\n    if (item.free) continue;\n'));
     assert.deepEqual(dedented.tolerances, ['indentation']);
     // The model indented it one level too deep.
@@ -91,7 +95,10 @@ describe('applyEdit: matching', () => {
   it('refuses a REPLACE line indented less than the shift it has to lose', () => {
     const result = refused(SOURCE, '      return items.length;\n', '      return items.length;\n  extra();\n');
     assert.equal(result.reason, 'indentation');
-    assert.match(result.message, /SEARCH matches lines 12–12 of the file indented 4 spaces more than the file, but line 2 of REPLACE is indented less than that, so where it belongs cannot be told/);
+    assert.match(
+      result.message,
+      /SEARCH matches lines 12–12 of the file indented 4 spaces more than the file, but line 2 of REPLACE is indented less than that, so where it belongs cannot be told/,
+    );
   });
 
   it('tolerates spaces where the file has tabs, writing new lines with tabs (and the reverse)', () => {
@@ -114,8 +121,14 @@ describe('applyEdit: matching', () => {
   it('refuses indentation that differs line by line, showing the lines', () => {
     const result = refused(SOURCE, 'for (const item of items) {\nsum += item.price;\n}\n', 'x\n');
     assert.equal(result.reason, 'indentation');
-    assert.match(result.message, /SEARCH matches lines 5–7 of the file except for indentation, which is not the file's shifted as a whole: SEARCH line 1 has no indentation where line 5 of the file has 2 spaces/);
-    assert.deepEqual(result.nearest?.map(({ line }) => line), [5, 6, 7]);
+    assert.match(
+      result.message,
+      /SEARCH matches lines 5–7 of the file except for indentation, which is not the file's shifted as a whole: SEARCH line 1 has no indentation where line 5 of the file has 2 spaces/,
+    );
+    assert.deepEqual(
+      result.nearest?.map(({ line }) => line),
+      [5, 6, 7],
+    );
   });
 
   it('tolerates a blank line more at either end of SEARCH, and drops it from REPLACE too', () => {
@@ -192,9 +205,15 @@ describe('applyEdit: refusals', () => {
   it('refuses a SEARCH found nowhere, with the most similar lines and the first difference', () => {
     const result = refused(SOURCE, 'export function count(list) {\n  return items.length;\n}\n', 'x\n');
     assert.equal(result.reason, 'not_found');
-    assert.deepEqual(result.nearest?.map(({ line }) => line), [9, 10, 11, 12, 13]);
+    assert.deepEqual(
+      result.nearest?.map(({ line }) => line),
+      [9, 10, 11, 12, 13],
+    );
     assert.deepEqual(result.nearest?.[2], { line: 11, text: 'export function count(items) {' });
-    assert.match(result.message, /^SEARCH does not match the file, even ignoring indentation, trailing whitespace and blank lines at its ends\. The most similar lines are 9–13:\n 9\| }\n10\| \n11\| export function count\(items\) \{\n/);
+    assert.match(
+      result.message,
+      /^SEARCH does not match the file, even ignoring indentation, trailing whitespace and blank lines at its ends\. The most similar lines are 9–13:\n 9\| }\n10\| \n11\| export function count\(items\) \{\n/,
+    );
     assert.match(result.message, /There, SEARCH line 1 is "export function count\(list\) \{" but line 11 of the file is "export function count\(items\) \{"\./);
     assert.match(result.message, /Copy the lines exactly as they are in the file now/);
   });
@@ -210,7 +229,10 @@ describe('applyEdit: refusals', () => {
 
   it('finds the nearest lines by similarity when no SEARCH line is in the file at all', () => {
     const result = refused(SOURCE, '    total += item.price;\n', 'x\n');
-    assert.deepEqual(result.nearest?.find(({ line }) => line === 6), { line: 6, text: '    sum += item.price;' });
+    assert.deepEqual(
+      result.nearest?.find(({ line }) => line === 6),
+      { line: 6, text: '    sum += item.price;' },
+    );
     assert.match(result.message, /There, SEARCH line 1 is "    total \+= item\.price;" but line 6 of the file is "    sum \+= item\.price;"/);
     const unrelated = refused(SOURCE, 'SELECT * FROM users;\n', 'x\n');
     assert.equal(unrelated.nearest, undefined);
@@ -231,7 +253,10 @@ describe('applyEdit: refusals', () => {
       { start: 9, end: 9 },
       { start: 13, end: 13 },
     ]);
-    assert.match(result.message, /^SEARCH matches 3 places in the file \(lines 7, 9 and 13\); indentation and blank lines do not tell places apart\. Add lines of context above or below/);
+    assert.match(
+      result.message,
+      /^SEARCH matches 3 places in the file \(lines 7, 9 and 13\); indentation and blank lines do not tell places apart\. Add lines of context above or below/,
+    );
     const many = refused('x\n'.repeat(30), 'x\n', 'y\n');
     assert.equal(many.count, 30);
     assert.equal(many.places?.length, 20);

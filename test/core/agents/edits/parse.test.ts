@@ -11,7 +11,8 @@ const answer = (...lines: string[]): string => lines.join('\n') + '\n';
 const F = '```';
 
 /** Only what a block says, for short assertions. */
-const blocks = (text: string, options?: { truncated?: boolean }) => parseEditBlocks(text, options).blocks.map(({ path, search, replace }) => ({ path, search, replace }));
+const blocks = (text: string, options?: { truncated?: boolean }) =>
+  parseEditBlocks(text, options).blocks.map(({ path, search, replace }) => ({ path, search, replace }));
 
 describe('parseEditBlocks: accepted variants', () => {
   it('reads a block with its path on the line before, without a fence', () => {
@@ -38,7 +39,21 @@ describe('parseEditBlocks: accepted variants', () => {
 
   it('reads a path in backticks, bold, a heading, a list item, after "File:", with a colon, with ./', () => {
     const body = ['<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE'];
-    for (const line of ['`src/a.ts`', '**src/a.ts**', '**`src/a.ts`**', '### src/a.ts', '- `src/a.ts`', 'File: src/a.ts', 'Filename: `src/a.ts`', 'src/a.ts:', '`src/a.ts`:', './src/a.ts', '"src/a.ts"', 'src/a.ts (new file)', '`src/a.ts` (updated)']) {
+    for (const line of [
+      '`src/a.ts`',
+      '**src/a.ts**',
+      '**`src/a.ts`**',
+      '### src/a.ts',
+      '- `src/a.ts`',
+      'File: src/a.ts',
+      'Filename: `src/a.ts`',
+      'src/a.ts:',
+      '`src/a.ts`:',
+      './src/a.ts',
+      '"src/a.ts"',
+      'src/a.ts (new file)',
+      '`src/a.ts` (updated)',
+    ]) {
       assert.deepEqual(
         blocks(answer(line, ...body)).map((block) => block.path),
         ['src/a.ts'],
@@ -137,13 +152,31 @@ describe('parseEditBlocks: accepted variants', () => {
   });
 
   it('reads an empty SEARCH (a new file), an empty REPLACE (a deletion) and blank lines as lines', () => {
-    assert.deepEqual(blocks(answer('new.ts', '<<<<<<< SEARCH', '=======', 'export {};', '>>>>>>> REPLACE')), [{ path: 'new.ts', search: '', replace: 'export {};\n' }]);
+    assert.deepEqual(blocks(answer('new.ts', '<<<<<<< SEARCH', '=======', 'export {};', '>>>>>>> REPLACE')), [
+      { path: 'new.ts', search: '', replace: 'export {};\n' },
+    ]);
     assert.deepEqual(blocks(answer('a.ts', '<<<<<<< SEARCH', 'x', '=======', '>>>>>>> REPLACE')), [{ path: 'a.ts', search: 'x\n', replace: '' }]);
     assert.deepEqual(blocks(answer('a.ts', '<<<<<<< SEARCH', 'x', '', '=======', '', '>>>>>>> REPLACE')), [{ path: 'a.ts', search: 'x\n\n', replace: '\n' }]);
   });
 
   it("keeps a file's fence lines, marker-like words and headings inside a block as its lines", () => {
-    const parsed = parseEditBlocks(answer('docs/a.md', '<<<<<<< SEARCH', '# Title', F + 'sh', 'a <<< b', F, '=======', '# Title', '', '~~~', '<<<<<<< HEAD is fine here', '~~~', '>>>>>>> REPLACE'));
+    const parsed = parseEditBlocks(
+      answer(
+        'docs/a.md',
+        '<<<<<<< SEARCH',
+        '# Title',
+        F + 'sh',
+        'a <<< b',
+        F,
+        '=======',
+        '# Title',
+        '',
+        '~~~',
+        '<<<<<<< HEAD is fine here',
+        '~~~',
+        '>>>>>>> REPLACE',
+      ),
+    );
     assert.deepEqual(parsed.problems, []);
     assert.deepEqual(parsed.blocks[0]?.search, '# Title\n' + F + 'sh\na <<< b\n' + F + '\n');
     assert.deepEqual(parsed.blocks[0]?.replace, '# Title\n\n~~~\n<<<<<<< HEAD is fine here\n~~~\n');
@@ -151,7 +184,8 @@ describe('parseEditBlocks: accepted variants', () => {
 });
 
 describe('parseEditBlocks: malformed blocks', () => {
-  const codes = (text: string, options?: { truncated?: boolean }) => parseEditBlocks(text, options).problems.map(({ code, number, line }) => ({ code, number, line }));
+  const codes = (text: string, options?: { truncated?: boolean }) =>
+    parseEditBlocks(text, options).problems.map(({ code, number, line }) => ({ code, number, line }));
 
   it('reports a first block without a path, and names the file the prose mentions', () => {
     const parsed = parseEditBlocks(answer('Here is the fix:', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE'));
@@ -166,7 +200,23 @@ describe('parseEditBlocks: malformed blocks', () => {
   });
 
   it('does not give a block the previous path when the prose between names another file', () => {
-    const parsed = parseEditBlocks(answer('src/a.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE', '', 'Now update src/b.ts to match:', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE'));
+    const parsed = parseEditBlocks(
+      answer(
+        'src/a.ts',
+        '<<<<<<< SEARCH',
+        'x',
+        '=======',
+        'y',
+        '>>>>>>> REPLACE',
+        '',
+        'Now update src/b.ts to match:',
+        '<<<<<<< SEARCH',
+        'x',
+        '=======',
+        'y',
+        '>>>>>>> REPLACE',
+      ),
+    );
     assert.equal(parsed.blocks.length, 1);
     assert.deepEqual(
       parsed.problems.map(({ code, number, line }) => ({ code, number, line })),
@@ -174,15 +224,55 @@ describe('parseEditBlocks: malformed blocks', () => {
     );
     assert.match(parsed.problems[0]!.message, /names "src\/b\.ts", so it may not be for "src\/a\.ts"/);
     // Naming the same file is fine.
-    assert.equal(parseEditBlocks(answer('src/a.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE', 'Also in `src/a.ts`:', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE')).blocks.length, 2);
+    assert.equal(
+      parseEditBlocks(
+        answer(
+          'src/a.ts',
+          '<<<<<<< SEARCH',
+          'x',
+          '=======',
+          'y',
+          '>>>>>>> REPLACE',
+          'Also in `src/a.ts`:',
+          '<<<<<<< SEARCH',
+          'x',
+          '=======',
+          'y',
+          '>>>>>>> REPLACE',
+        ),
+      ).blocks.length,
+      2,
+    );
   });
 
   it('reports two different paths for one block', () => {
-    assert.deepEqual(codes(answer('src/a.ts', F + 'ts src/b.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE', F)), [{ code: 'unclear_path', number: 1, line: 3 }]);
+    assert.deepEqual(codes(answer('src/a.ts', F + 'ts src/b.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE', F)), [
+      { code: 'unclear_path', number: 1, line: 3 },
+    ]);
   });
 
   it('reports a missing divider, a second divider, and reads the next block', () => {
-    const text = answer('a.ts', '<<<<<<< SEARCH', 'x', 'y', '>>>>>>> REPLACE', 'b.md', '<<<<<<< SEARCH', 'Title', '=======', '=======', 'Title', '=====', '>>>>>>> REPLACE', 'c.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE');
+    const text = answer(
+      'a.ts',
+      '<<<<<<< SEARCH',
+      'x',
+      'y',
+      '>>>>>>> REPLACE',
+      'b.md',
+      '<<<<<<< SEARCH',
+      'Title',
+      '=======',
+      '=======',
+      'Title',
+      '=====',
+      '>>>>>>> REPLACE',
+      'c.ts',
+      '<<<<<<< SEARCH',
+      'x',
+      '=======',
+      'y',
+      '>>>>>>> REPLACE',
+    );
     const parsed = parseEditBlocks(text);
     assert.deepEqual(
       parsed.problems.map(({ code, number, line }) => ({ code, number, line })),
@@ -191,7 +281,10 @@ describe('parseEditBlocks: malformed blocks', () => {
         { code: 'extra_divider', number: 2, line: 10 },
       ],
     );
-    assert.match(parsed.problems[0]!.message, /Block 1 \(line 2\): ">>>>>>> REPLACE" at line 5 comes before any "=======". Expected the lines to find, then "=======", then the new lines, then ">>>>>>> REPLACE"\./);
+    assert.match(
+      parsed.problems[0]!.message,
+      /Block 1 \(line 2\): ">>>>>>> REPLACE" at line 5 comes before any "=======". Expected the lines to find, then "=======", then the new lines, then ">>>>>>> REPLACE"\./,
+    );
     assert.match(parsed.problems[1]!.message, /second "=======" at line 10 \(the first is at line 9\)/);
     assert.deepEqual(blocks(text), [{ path: 'c.ts', search: 'x\n', replace: 'y\n' }]);
   });
@@ -199,7 +292,10 @@ describe('parseEditBlocks: malformed blocks', () => {
   it('reports a block left open before the next one, and still reads the next one', () => {
     const text = answer('a.ts', '<<<<<<< SEARCH', 'x', '=======', 'y', 'b.ts', '<<<<<<< SEARCH', 'p', '=======', 'q', '>>>>>>> REPLACE');
     assert.deepEqual(codes(text), [{ code: 'unterminated', number: 1, line: 7 }]);
-    assert.match(parseEditBlocks(text).problems[0]!.message, /Block 1 \(line 2\) is not closed: the next "<<<<<<< SEARCH" comes at line 7, before its ">>>>>>> REPLACE"/);
+    assert.match(
+      parseEditBlocks(text).problems[0]!.message,
+      /Block 1 \(line 2\) is not closed: the next "<<<<<<< SEARCH" comes at line 7, before its ">>>>>>> REPLACE"/,
+    );
     assert.deepEqual(blocks(text), [{ path: 'b.ts', search: 'p\n', replace: 'q\n' }]);
   });
 
@@ -209,7 +305,10 @@ describe('parseEditBlocks: malformed blocks', () => {
       const parsed = parseEditBlocks(text);
       assert.deepEqual(parsed.blocks, []);
       assert.equal(parsed.problems[0]!.code, 'unterminated');
-      assert.match(parsed.problems[0]!.message, /Block 1 \(line [23]\): the answer ends without its ">>>>>>> REPLACE", after blank lines: whether they belong to the new lines cannot be told/);
+      assert.match(
+        parsed.problems[0]!.message,
+        /Block 1 \(line [23]\): the answer ends without its ">>>>>>> REPLACE", after blank lines: whether they belong to the new lines cannot be told/,
+      );
     }
   });
 
@@ -255,7 +354,22 @@ describe('parseEditBlocks: malformed blocks', () => {
   it('reads an answer without blocks as nothing, and never throws on any text', () => {
     assert.deepEqual(parseEditBlocks(''), { blocks: [], problems: [] });
     assert.deepEqual(parseEditBlocks('Nothing to change.\n=======\nA heading\n'), { blocks: [], problems: [] });
-    const atoms = ['<<<<<<< SEARCH', '=======', '>>>>>>> REPLACE', '<<< SEARCH', F, F + 'ts a.ts', '~~~', 'a.ts', '`b.ts`', 'prose about c.ts', 'x', '', '  y  ', '\r'];
+    const atoms = [
+      '<<<<<<< SEARCH',
+      '=======',
+      '>>>>>>> REPLACE',
+      '<<< SEARCH',
+      F,
+      F + 'ts a.ts',
+      '~~~',
+      'a.ts',
+      '`b.ts`',
+      'prose about c.ts',
+      'x',
+      '',
+      '  y  ',
+      '\r',
+    ];
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.constantFrom(...atoms), fc.string()), { maxLength: 40 }), fc.boolean(), (parts, truncated) => {
         const text = parts.join('\n');
@@ -280,7 +394,9 @@ describe('editFromArguments', () => {
     assert.deepEqual(editFromArguments({ path: './src/a.ts', search: '<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> main\n', replace: 'x\n' }), {
       block: { path: 'src/a.ts', search: '<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> main\n', replace: 'x\n' },
     });
-    assert.deepEqual(editFromArguments({ path: 'new file.md', search: '', replace: '# New\n' }), { block: { path: 'new file.md', search: '', replace: '# New\n' } });
+    assert.deepEqual(editFromArguments({ path: 'new file.md', search: '', replace: '# New\n' }), {
+      block: { path: 'new file.md', search: '', replace: '# New\n' },
+    });
   });
 
   it('refuses what is not three strings, an empty or control-character path, and a whole block pasted into search', () => {
@@ -298,6 +414,9 @@ describe('editFromArguments', () => {
     assert.match(refused({ path: '  ', search: '', replace: '' }).message, /"path" is empty/);
     assert.equal(refused({ path: 'a\nb.ts', search: '', replace: '' }).code, 'invalid_path');
     assert.equal(refused({ path: 'a'.repeat(1025), search: '', replace: '' }).code, 'invalid_path');
-    assert.match(refused({ path: 'a.ts', search: '<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n', replace: '' }).message, /"search" starts with "<<<<<<< SEARCH": pass the file's old lines in "search"/);
+    assert.match(
+      refused({ path: 'a.ts', search: '<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n', replace: '' }).message,
+      /"search" starts with "<<<<<<< SEARCH": pass the file's old lines in "search"/,
+    );
   });
 });

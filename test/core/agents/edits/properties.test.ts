@@ -24,13 +24,23 @@ interface Case {
 const indentOf = (depth: number, tabs: boolean): string => (tabs ? '\t' : '  ').repeat(depth);
 
 const line = (tabs: boolean) =>
-  fc.record({ depth: fc.integer({ min: 0, max: 3 }), body: fc.constantFrom(...BODIES), trailing: fc.constantFrom('', '', '', ' ', '\t'), blankSpace: fc.boolean() }).map(({ depth, body, trailing, blankSpace }) =>
-    // Blank lines are "" or, sometimes, indentation alone (as some editors leave them).
-    body === '' ? (blankSpace ? indentOf(depth, tabs) : '') : indentOf(depth, tabs) + body + trailing,
-  );
+  fc
+    .record({
+      depth: fc.integer({ min: 0, max: 3 }),
+      body: fc.constantFrom(...BODIES),
+      trailing: fc.constantFrom('', '', '', ' ', '\t'),
+      blankSpace: fc.boolean(),
+    })
+    .map(({ depth, body, trailing, blankSpace }) =>
+      // Blank lines are "" or, sometimes, indentation alone (as some editors leave them).
+      body === '' ? (blankSpace ? indentOf(depth, tabs) : '') : indentOf(depth, tabs) + body + trailing,
+    );
 
 /** New lines, as a careful model writes them: the file's indentation style, no trailing whitespace. */
-const newLine = (tabs: boolean) => fc.record({ depth: fc.integer({ min: 0, max: 3 }), body: fc.constantFrom(...BODIES, 'added();', 'z = 2;') }).map(({ depth, body }) => (body === '' ? '' : indentOf(depth, tabs) + body));
+const newLine = (tabs: boolean) =>
+  fc
+    .record({ depth: fc.integer({ min: 0, max: 3 }), body: fc.constantFrom(...BODIES, 'added();', 'z = 2;') })
+    .map(({ depth, body }) => (body === '' ? '' : indentOf(depth, tabs) + body));
 
 const edits: fc.Arbitrary<Case> = fc.boolean().chain((tabs) =>
   fc
@@ -218,7 +228,10 @@ describe('edit blocks: properties', () => {
         const parsed = parseEditBlocks(answer('src/file.ts', block.search, block.replace, style));
         assert.deepEqual(parsed.problems, []);
         assert.equal(parsed.blocks.length, 1);
-        assert.deepEqual({ search: parsed.blocks[0]!.search, replace: parsed.blocks[0]!.replace }, { search: text(block.search), replace: text(block.replace) });
+        assert.deepEqual(
+          { search: parsed.blocks[0]!.search, replace: parsed.blocks[0]!.replace },
+          { search: text(block.search), replace: text(block.replace) },
+        );
         const result = applyEdit(content(edit.lines, edit.finalNewline), parsed.blocks[0]!);
         assert.ok(result.ok, !result.ok ? result.message : '');
         assert.equal(result.content, expected(edit));

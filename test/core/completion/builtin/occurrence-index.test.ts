@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LEVELS, OccurrenceIndex, type Occurrence } from '../../../../src/core/completion/builtin/occurrence-index.ts';
 
-function lookup(index: OccurrenceIndex, context: number[], options: Partial<{ walk: number; enough: number; skipFrom: number; skipTo: number; contextKeys: number[]; loose: number[] }> = {}): Occurrence[] {
+function lookup(
+  index: OccurrenceIndex,
+  context: number[],
+  options: Partial<{ walk: number; enough: number; skipFrom: number; skipTo: number; contextKeys: number[]; loose: number[] }> = {},
+): Occurrence[] {
   const out: Occurrence[] = [];
   index.occurrences(context, context.length, out, { walk: 1000, enough: 1000, ...options });
   return out;
@@ -22,7 +26,9 @@ describe('OccurrenceIndex', () => {
       { pos: 9, match: 4, misses: 0 },
     ]);
     assert.deepEqual(
-      lookup(index, [2, 3]).map((o) => o.pos).sort((a, b) => a - b),
+      lookup(index, [2, 3])
+        .map((o) => o.pos)
+        .sort((a, b) => a - b),
       [4, 9],
     );
   });
@@ -52,16 +58,33 @@ describe('OccurrenceIndex', () => {
       { pos: 10, match: 4, misses: 1 },
     ]);
     // Not loose: only the same token matches.
-    assert.deepEqual(lookup(index, [1, 51, 2, 3], { contextKeys: [1, 5, 2, 3] }).map((o) => [o.pos, o.match]).sort(), [[10, 4], [5, 2]].sort());
-    assert.deepEqual(lookup(index, context, { contextKeys: context.map(keyOf) }).map((o) => o.match), [2, 2]);
+    assert.deepEqual(
+      lookup(index, [1, 51, 2, 3], { contextKeys: [1, 5, 2, 3] })
+        .map((o) => [o.pos, o.match])
+        .sort(),
+      [
+        [10, 4],
+        [5, 2],
+      ].sort(),
+    );
+    assert.deepEqual(
+      lookup(index, context, { contextKeys: context.map(keyOf) }).map((o) => o.match),
+      [2, 2],
+    );
   });
 
   it('leaves out a skipped range and killed tokens', () => {
     const index = new OccurrenceIndex();
     index.append(stream);
-    assert.deepEqual(lookup(index, [1, 2, 3], { skipFrom: 0, skipTo: 5 }).map((o) => o.pos), [9]);
+    assert.deepEqual(
+      lookup(index, [1, 2, 3], { skipFrom: 0, skipTo: 5 }).map((o) => o.pos),
+      [9],
+    );
     index.kill(5, 10);
-    assert.deepEqual(lookup(index, [1, 2, 3]).map((o) => o.pos), [4]);
+    assert.deepEqual(
+      lookup(index, [1, 2, 3]).map((o) => o.pos),
+      [4],
+    );
   });
 
   it('undoes appended tokens on truncate', () => {
