@@ -150,7 +150,7 @@ describe('loom admin keys', () => {
     const claims = jwtPayload(ci.key);
     assert.deepEqual(
       { sub: claims.sub, jti: claims.jti, aud: claims.aud, iss: claims.iss, scope: claims.scope, lifetime: (claims.exp as number) - (claims.iat as number) },
-      { sub: ci.userId, jti: ci.id, aud: ci.server, iss: ci.server, scope: 'read:downloads read:health read:tab', lifetime: 7200 },
+      { sub: ci.userId, jti: ci.id, aud: [ci.server, `${ci.server}/mcp`], iss: ci.server, scope: 'read:downloads read:health read:tab', lifetime: 7200 },
     );
 
     const forLinus = await site.loom('admin', 'keys', 'create', '--user', linus.id, '--public-url', 'https://loom.example.com', '--json');
@@ -158,7 +158,7 @@ describe('loom admin keys', () => {
     const linusKey = JSON.parse(forLinus.stdout);
     assert.equal(linusKey.user, 'linus');
     assert.equal(linusKey.server, 'https://loom.example.com');
-    assert.equal(jwtPayload(linusKey.key).aud, 'https://loom.example.com');
+    assert.deepEqual(jwtPayload(linusKey.key).aud, ['https://loom.example.com', 'https://loom.example.com/mcp'], 'a key serves the API and its MCP endpoint');
 
     const all = await site.loom('admin', 'keys', 'list', '--json');
     assert.equal(all.code, 0, all.stderr);
