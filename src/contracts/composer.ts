@@ -100,16 +100,16 @@ export type ComposerSession = Static<typeof ComposerSession>;
 export const ComposerSessionParams = Type.Object({ sessionId: Type.String({ format: 'uuid', description: 'The session id.' }) });
 
 export const ComposerEventsQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Replay events after this seq (the `Last-Event-ID` header does the same and wins).' }),
-  ),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Replay events after this seq (the `Last-Event-ID` header does the same and wins).' })),
 });
 
 /** One Server-Sent Event: `id:` is `seq`, `event:` is `type`, `data:` the JSON of `data`. */
 export const ComposerEventSchema = Type.Object(
   {
     seq: Type.Integer({ minimum: 1 }),
-    type: Type.String({ description: '`status` ({status, error?}), `step` ({turn, kind, tool?, ok?, text}), `edit` ({file, action}), `plan` ({plan}), `push` ({branch, commit}).' }),
+    type: Type.String({
+      description: '`status` ({status, error?}), `step` ({turn, kind, tool?, ok?, text}), `edit` ({file, action}), `plan` ({plan}), `push` ({branch, commit}).',
+    }),
     data: Type.Record(Type.String(), Type.Unknown()),
     at: Type.String({ format: 'date-time' }),
   },

@@ -130,7 +130,8 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     );
     // Found when the store was opened, before there was a log to tell.
     for (const warning of store.warnings) app.log.warn(warning);
-    reportJobFailure = (error) => app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a composer session could not be run; it stays queued');
+    reportJobFailure = (error) =>
+      app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a composer session could not be run; it stays queued');
     reportTrainingFailure = (error) => {
       if (!training.signal.aborted) app.log.warn({ corpusDir: config.corpusDir, error: error.message }, 'training on the corpus stopped');
     };

@@ -106,10 +106,20 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
     return row && { cancelRequested: Number(row.cancel_requested) === 1 };
   }
 
-  async update(id: string, claim: Claim, progress: ComposerProgress): Promise<boolean> {
+  async update(id: string, claim: Claim, progress: ComposerProgress, event?: { type: string; data: Record<string, unknown>; at: string }): Promise<boolean> {
     const values = columns(progress);
-    const result = await reach(() => this.held(this.db.updateTable('composer_sessions').set(values), id, claim).executeTakeFirst());
-    return Number(result.numUpdatedRows) === 1;
+    if (!event) {
+      const result = await reach(() => this.held(this.db.updateTable('composer_sessions').set(values), id, claim).executeTakeFirst());
+      return Number(result.numUpdatedRows) === 1;
+    }
+    return reach(() =>
+      this.db.transaction().execute(async (trx) => {
+        const seq = await appendEvent(trx, id, event, claim);
+        if (seq === undefined) return false;
+        const result = await this.held(trx.updateTable('composer_sessions').set(values), id, claim).executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      }),
+    );
   }
 
   async release(id: string, claim: Claim): Promise<boolean> {
@@ -120,17 +130,21 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
   }
 
   async requestCancel(id: string, now: string): Promise<{ record: ComposerSessionRecord; cancelled: boolean } | undefined> {
-    const cancelled = await reach(() =>
-      this.db
-        .updateTable('composer_sessions')
-        .set({ status: 'cancelled', ended_at: now, cancel_requested: 1 })
-        .where('id', '=', id)
-        .where('status', '=', 'queued')
-        .executeTakeFirst(),
+    // A queued session ends here, with its last event in the same transaction.
+    const wasQueued = await reach(() =>
+      this.db.transaction().execute(async (trx) => {
+        const cancelled = await trx
+          .updateTable('composer_sessions')
+          .set({ status: 'cancelled', ended_at: now, cancel_requested: 1 })
+          .where('id', '=', id)
+          .where('status', '=', 'queued')
+          .executeTakeFirst();
+        if (Number(cancelled.numUpdatedRows) !== 1) return false;
+        await appendEvent(trx, id, { type: 'status', data: { status: 'cancelled' }, at: now });
+        return true;
+      }),
     );
-    const wasQueued = Number(cancelled.numUpdatedRows) === 1;
-    if (wasQueued) await this.appendEvent(id, { type: 'status', data: { status: 'cancelled' }, at: now });
-    else
+    if (!wasQueued)
       await reach(() => this.db.updateTable('composer_sessions').set({ cancel_requested: 1 }).where('id', '=', id).where('status', '=', 'running').execute());
     const record = await this.get(id);
     return record && { record, cancelled: wasQueued };
@@ -150,21 +164,10 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
   }
 
   async appendEvent(id: string, event: { type: string; data: Record<string, unknown>; at: string }, claim?: Claim): Promise<number | undefined> {
-    const data = JSON.stringify(event.data);
-    // One statement numbers and inserts the event, and checks the claim: a runner that lost
-    // its session writes nothing. Two appends meeting on a number: the loser tries again.
-    const held = claim
-      ? sql`exists (select 1 from composer_sessions where id = ${id} and runner = ${claim.runner} and attempt = ${claim.attempt} and status = 'running')`
-      : sql`1 = 1`;
+    // Two appends meeting on a number: the loser tries again.
     for (let tries = 1; ; tries++) {
       try {
-        const result = await sql<{ seq: number | string }>`
-          insert into composer_events (session_id, seq, type, data, at)
-          select ${id}, (select coalesce(max(seq), 0) + 1 from composer_events where session_id = ${id}), ${event.type}, ${data}, ${event.at}
-          where ${held}
-          returning seq`.execute(this.db);
-        const row = result.rows[0];
-        return row === undefined ? undefined : Number(row.seq);
+        return await appendEvent(this.db, id, event, claim);
       } catch (error) {
         if (tries < APPEND_TRIES && isUniqueViolation(error)) continue;
         throw await reach(() => Promise.reject(error)).catch((mapped: unknown) => mapped);
@@ -213,6 +216,28 @@ export class SqlComposerWorkspaceRepository implements ComposerWorkspaceReposito
     const result = await reach(() => this.db.deleteFrom('composer_workspaces').where('name', '=', name).executeTakeFirst());
     return Number(result.numDeletedRows) === 1;
   }
+}
+
+/**
+ * One statement numbers and inserts the event, and checks the claim: a runner that lost its
+ * session writes nothing (undefined).
+ */
+async function appendEvent(
+  db: Kysely<Database>,
+  id: string,
+  event: { type: string; data: Record<string, unknown>; at: string },
+  claim?: Claim,
+): Promise<number | undefined> {
+  const held = claim
+    ? sql`exists (select 1 from composer_sessions where id = ${id} and runner = ${claim.runner} and attempt = ${claim.attempt} and status = 'running')`
+    : sql`1 = 1`;
+  const result = await sql<{ seq: number | string }>`
+    insert into composer_events (session_id, seq, type, data, at)
+    select ${id}, (select coalesce(max(seq), 0) + 1 from composer_events where session_id = ${id}), ${event.type}, ${JSON.stringify(event.data)}, ${event.at}
+    where ${held}
+    returning seq`.execute(db);
+  const row = result.rows[0];
+  return row === undefined ? undefined : Number(row.seq);
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -124,7 +124,7 @@ export class WorkspaceClones {
     if (fs.existsSync(path.join(clone, 'HEAD'))) return;
     fs.rmSync(clone, { recursive: true, force: true });
     fs.mkdirSync(clone, { recursive: true, mode: 0o700 });
-    await this.git(clone, workspace, ['init', '--bare', '-q', '.'], { signal });
+    await this.git(null, workspace, ['init', '--bare', '-q', '--', clone], { signal });
     await this.git(clone, workspace, ['remote', 'add', 'origin', workspace.repo], { signal });
   }
 
@@ -154,7 +154,7 @@ export class WorkspaceClones {
       `protocol.file.allow=${isLocalRepo(workspace.repo) ? 'always' : 'never'}`,
     ];
     // Clones are bare (their folder ends in .git); worktrees are folders git finds its way from.
-    const bare = cwd.endsWith('.git') ? ['--git-dir', cwd] : ['-C', cwd];
+    const bare = cwd === null ? [] : cwd.endsWith('.git') ? ['--git-dir', cwd] : ['-C', cwd];
     const result = await runGit([...bare, ...config.flatMap((setting) => ['-c', setting]), ...args], {
       gitPath: this.options.gitPath ?? 'git',
       baseEnv: this.options.env ?? process.env,

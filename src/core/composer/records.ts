@@ -44,8 +44,12 @@ export interface ComposerSessionRepository {
   ): Promise<{ record: ComposerSessionRecord; claim: Claim } | undefined>;
   /** Extends the lease while `claim` holds; undefined when it no longer does (taken over, ended), else whether a cancel was asked. */
   renew(id: string, claim: Claim, leaseUntil: number): Promise<{ cancelRequested: boolean } | undefined>;
-  /** Writes progress while `claim` holds; false (nothing written) when it does not. */
-  update(id: string, claim: Claim, progress: ComposerProgress): Promise<boolean>;
+  /**
+   * Writes progress while `claim` holds; false (nothing written) when it does not. With
+   * `event`, the event is appended in the same transaction (a session's end and its last
+   * event are seen together).
+   */
+  update(id: string, claim: Claim, progress: ComposerProgress, event?: { type: string; data: Record<string, unknown>; at: string }): Promise<boolean>;
   /** Gives a claimed session back (the runner's queue is closing): queued again, for any runner. */
   release(id: string, claim: Claim): Promise<boolean>;
   /**

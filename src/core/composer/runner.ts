@@ -144,8 +144,8 @@ export class ComposerRunner {
 
   private async execute(record: ComposerSessionRecord, held: Held): Promise<void> {
     const { sessions } = this.options;
-    const write = async (progress: ComposerProgress) => {
-      if (held.lost || !(await sessions.update(record.id, held.claim, progress))) {
+    const write = async (progress: ComposerProgress, last?: { type: string; data: Record<string, unknown> }) => {
+      if (held.lost || !(await sessions.update(record.id, held.claim, progress, last && { ...last, at: this.now() }))) {
         held.lost = true;
         throw new ClaimLost('the claim was lost');
       }
@@ -163,16 +163,16 @@ export class ComposerRunner {
     let scratch: string | undefined;
     try {
       // Taken over after the branch was pushed: the work is done, only its end was not written.
-      if (record.pushed && record.edits) return await this.end(write, event, 'completed', null);
+      if (record.pushed && record.edits) return await this.end(write, 'completed', null);
       // Cancelled while its runner was gone: end it without starting again.
-      if (record.cancelRequested) return await this.end(write, event, 'cancelled', null);
+      if (record.cancelRequested) return await this.end(write, 'cancelled', null);
       if (held.controller.signal.aborted) throw held.controller.signal.reason;
       const provider = this.options.providers.selectChat();
       await write({ startedAt: this.now(), model: provider.name });
       await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
       if (record.workspace !== null) {
         workspace = await this.options.workspaces.get(record.workspace);
-        if (!workspace) return await this.end(write, event, 'failed', `The workspace ${record.workspace} is no longer registered.`);
+        if (!workspace) return await this.end(write, 'failed', `The workspace ${record.workspace} is no longer registered.`);
         tree = await this.clones.checkout(workspace, `loom/composer/${record.id}`, held.controller.signal);
         scratch = tree.path;
       } else {
@@ -190,7 +190,7 @@ export class ComposerRunner {
         );
         await write({ plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) });
         await event('plan', { plan });
-        return await this.end(write, event, 'completed', null);
+        return await this.end(write, 'completed', null);
       }
       const end = await this.edit(record, held, provider, files, scope, inScope, write, event);
       if (end.reason === 'interrupted' || held.lost) throw held.controller.signal.reason ?? new TaskStop('interrupted');
@@ -204,7 +204,7 @@ export class ComposerRunner {
           await event('push', { branch: tree.branch, commit });
         }
       }
-      await this.end(write, event, status, end.error ?? (status === 'failed' ? `The session stopped: ${end.reason}.` : null), end.summary);
+      await this.end(write, status, end.error ?? (status === 'failed' ? `The session stopped: ${end.reason}.` : null), end.summary);
     } catch (error) {
       const reason = held.controller.signal.reason ?? error;
       if (held.lost || reason instanceof ClaimLost) return; // another runner has it now
@@ -214,10 +214,10 @@ export class ComposerRunner {
         return;
       }
       if (reason instanceof TaskStop && reason.reason === 'cancelled') {
-        await this.end(write, event, 'cancelled', null).catch(() => {});
+        await this.end(write, 'cancelled', null).catch(() => {});
         return;
       }
-      await this.end(write, event, 'failed', error instanceof Error ? error.message : String(error)).catch(() => {});
+      await this.end(write, 'failed', error instanceof Error ? error.message : String(error)).catch(() => {});
     } finally {
       if (tree && workspace) await this.clones.release(workspace, tree).catch(() => {});
       else if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
@@ -285,14 +285,15 @@ export class ComposerRunner {
 
   /** Writes the session's end and its last event. */
   private async end(
-    write: (progress: ComposerProgress) => Promise<void>,
-    event: (type: string, data: Record<string, unknown>) => Promise<void>,
+    write: (progress: ComposerProgress, last?: { type: string; data: Record<string, unknown> }) => Promise<void>,
     status: Exclude<ComposerStatus, 'queued' | 'running'>,
     error: string | null,
     summary?: string,
   ): Promise<void> {
-    await write({ status, endedAt: this.now(), error, ...(summary !== undefined ? { summary: trimText(summary) } : {}) });
-    await event('status', { status, ...(error ? { error } : {}) });
+    await write(
+      { status, endedAt: this.now(), error, ...(summary !== undefined ? { summary: trimText(summary) } : {}) },
+      { type: 'status', data: { status, ...(error ? { error } : {}) } },
+    );
   }
 
   /** A fresh folder holding the session's attachments. */

@@ -167,7 +167,11 @@ export class ComposerService {
     if (name !== undefined) {
       if (hasAttachments) throw new LoomError('validation_error', 'Send a workspace or attachments, not both.');
       if (!(await this.options.workspaces.get(name))) {
-        throw new LoomError('validation_error', `There is no workspace ${JSON.stringify(name)} on this server.`, 'The operator registers them: loom admin workspaces add NAME --repo URL.');
+        throw new LoomError(
+          'validation_error',
+          `There is no workspace ${JSON.stringify(name)} on this server.`,
+          'The operator registers them: loom admin workspaces add NAME --repo URL.',
+        );
       }
       return name;
     }
@@ -194,7 +198,8 @@ function checkAttachments(attachments: ComposerAttachment[]): ComposerAttachment
       throw new LoomError('validation_error', `${where} must be a relative path with / between folders.`);
     }
     const segments = normalized.split('/');
-    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) throw new LoomError('validation_error', `${where} must not contain "..", "." or empty folder names.`);
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+      throw new LoomError('validation_error', `${where} must not contain "..", "." or empty folder names.`);
     if (segments.some((segment) => protectedName(segment))) throw new LoomError('validation_error', `${where} is in a protected folder (.git, .loom).`);
     if (seen.has(normalized)) throw new LoomError('validation_error', `${where} repeats ${normalized}.`);
     seen.add(normalized);
