@@ -140,7 +140,7 @@ export class WorkspaceClones {
   }
 
   private async git(
-    cwd: string,
+    cwd: string | null,
     workspace: ComposerWorkspace,
     args: string[],
     call: { network?: boolean; ok?: number[]; signal?: AbortSignal } = {},
