@@ -347,7 +347,8 @@ export const SETTINGS = [
     kind: { type: 'integer', min: 16, max: 16_384 },
     env: ['LOOM_EXTENSIONS_MEMORY_LIMIT_MB'],
     default: 256,
-    description: "The JavaScript heap each extension's process may grow to (`--max-old-space-size`); one that needs more is stopped and its commands answer EXTENSION_FAILED.",
+    description:
+      "The JavaScript heap each extension's process may grow to (`--max-old-space-size`); one that needs more is stopped and its commands answer EXTENSION_FAILED.",
   },
   {
     key: 'bodyLimit',
