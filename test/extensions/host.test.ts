@@ -26,7 +26,6 @@ type Extensions = { user?: TestExtension[]; workspace?: TestExtension[] };
 /** Starts a server whose extensions `build` makes (given the folder they may leave marker files in). */
 async function serve(t: TestContext, build: Extensions | ((marks: string) => Extensions), options: TestLocalOptions = {}): Promise<Setup> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-ext-'));
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
   const configDir = path.join(home, 'config');
   const workspace = path.join(home, 'ws');
   const marks = path.join(home, 'marks');
@@ -36,7 +35,10 @@ async function serve(t: TestContext, build: Extensions | ((marks: string) => Ext
   for (const extension of extensions.user ?? []) writeExtension(userExtensions(configDir), extension);
   for (const extension of extensions.workspace ?? []) writeExtension(workspaceExtensions(workspace), extension);
   const local = await startTestLocal({ configDir, workspace, ...options });
-  t.after(() => local.close());
+  t.after(async () => {
+    await local.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
   const notifications: LoomEvent['data'][] = [];
   local.events.subscribe((event) => void (event.type === 'notification' && notifications.push(event.data)));
   return {
