@@ -9,6 +9,7 @@ import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
     .addCommand(agentCommand())
+    .addCommand(mcpCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

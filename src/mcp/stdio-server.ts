@@ -1,0 +1,62 @@
+// `loom mcp`'s protocol side: the MCP SDK's server over stdio, offering the local tools. stdout
+// carries the protocol and nothing else; nothing here prints. The server lives as long as its
+// client keeps stdin open.
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { LocalTool } from './local-tools.ts';
+
+export interface StdioServerOptions {
+  info: { name: string; title: string; version: string };
+  /** What the client is told about the server as a whole (the `instructions` of initialize). */
+  instructions: string;
+  tools: ReadonlyMap<string, LocalTool>;
+  /** process.stdin and process.stdout by default. */
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Hears of messages that could not be read (not JSON, not JSON-RPC); nobody by default. */
+  onError?: (error: Error) => void;
+}
+
+export interface RunningStdioServer {
+  /** Settles when the client closes stdin (or close() is called). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `tools` over stdio (and the protocol's own requests: initialize, ping, tools/list).
+ *
+ * @example
+ * const server = await serveStdio({ info: { name: 'loom-desktop', title: 'Loom desktop app', version }, instructions, tools: buildLocalTools(findApp) });
+ * await server.closed;
+ */
+export async function serveStdio(options: StdioServerOptions): Promise<RunningStdioServer> {
+  const { tools } = options;
+  const stdin = options.stdin ?? process.stdin;
+  const definitions = [...tools.values()].map((tool) => tool.definition);
+  const server = new Server(options.info, { capabilities: { tools: { listChanged: false } }, instructions: options.instructions });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: definitions }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = tools.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return tool.call(request.params.arguments, extra.signal);
+  });
+  server.onerror = (error) => options.onError?.(error);
+
+  let closeServer!: () => void;
+  const closed = new Promise<void>((resolve) => (closeServer = resolve));
+  server.onclose = () => closeServer();
+  // The transport stops reading when closed, but does not notice the end of its input by itself.
+  const onEnd = () => void server.close();
+  stdin.once('end', onEnd);
+  stdin.once('close', onEnd);
+  await server.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+  return {
+    closed,
+    async close() {
+      await server.close();
+    },
+  };
+}
