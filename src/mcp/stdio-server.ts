@@ -48,15 +48,49 @@ export async function serveStdio(options: StdioServerOptions): Promise<RunningSt
   let closeServer!: () => void;
   const closed = new Promise<void>((resolve) => (closeServer = resolve));
   server.onclose = () => closeServer();
-  // The transport stops reading when closed, but does not notice the end of its input by itself.
-  const onEnd = () => void server.close();
-  stdin.once('end', onEnd);
-  stdin.once('close', onEnd);
-  await server.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  await server.connect(transport);
+  answerBeforeClosing(transport, stdin, () => void server.close());
   return {
     closed,
     async close() {
       await server.close();
     },
   };
+}
+
+/**
+ * Closes once the input has ended AND every request read has been answered: a client that writes
+ * its requests and closes stdin (`printf … | loom mcp`) still gets its answers. The transport
+ * does not notice the end of its input by itself, and closing at once would drop the answers of
+ * calls still under way. A request the client cancels gets no answer, so it is no longer awaited.
+ */
+function answerBeforeClosing(transport: StdioServerTransport, stdin: Readable, close: () => void): void {
+  const unanswered = new Set<string | number>();
+  let ended = false;
+  const closeWhenDone = () => {
+    if (ended && unanswered.size === 0) close();
+  };
+  const receive = transport.onmessage!;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) unanswered.add(message.id);
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (requestId !== undefined) unanswered.delete(requestId);
+    }
+    receive(message);
+    closeWhenDone();
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    await send(message);
+    if (('result' in message || 'error' in message) && message.id !== undefined) unanswered.delete(message.id);
+    closeWhenDone();
+  };
+  const onEnd = () => {
+    ended = true;
+    closeWhenDone();
+  };
+  stdin.once('end', onEnd);
+  stdin.once('close', onEnd);
 }

@@ -285,7 +285,10 @@ describe('loom mcp with no app running', () => {
     return port;
   }
 
-  /** Runs `loom mcp` on raw stdio: writes the messages, reads answers until `expected` ids came, then closes stdin. */
+  /**
+   * Runs `loom mcp` on raw stdio: writes the messages, reads answers until `expected` came, then
+   * closes stdin; with `expected` 0, closes stdin at once, as `printf … | loom mcp` does.
+   */
   async function rawSession(args: string[], env: NodeJS.ProcessEnv, messages: Json[], expected: number) {
     const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -294,7 +297,7 @@ describe('loom mcp with no app running', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     for (const message of messages) child.stdin.write(`${JSON.stringify(message)}\n`);
-    await waitFor(() => stdout.split('\n').filter(Boolean).length >= expected, 60_000, `${expected} answers`);
+    if (expected > 0) await waitFor(() => stdout.split('\n').filter(Boolean).length >= expected, 60_000, `${expected} answers`);
     child.stdin.end();
     const code = await exited;
     return { code, stdout, stderr };
@@ -362,16 +365,17 @@ describe('loom mcp with no app running', () => {
     assert.equal(fs.existsSync(configDir), false, 'loom mcp creates no config folder');
   });
 
-  it('LOOM_LOCAL_URL and LOOM_LOCAL_TOKEN point it at an app; a bad --url is a usage error', async (t) => {
+  it('LOOM_LOCAL_URL and LOOM_LOCAL_TOKEN point it at an app; input that ends at once still gets its answers; a bad --url is a usage error', async (t) => {
     const home = tempDir(t, 'loom-mcp-env-');
     const local = await startLocal({ settings: { apiToken: TOKEN } });
     t.after(() => local.close());
-    const { stdout } = await rawSession(
+    const { code, stdout } = await rawSession(
       ['--config-dir', path.join(home, 'elsewhere')],
       cleanEnv(home, { LOOM_LOCAL_URL: `http://127.0.0.1:${local.port}`, LOOM_LOCAL_TOKEN: TOKEN }),
       [initialize, initialized, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_documents', arguments: {} } }],
-      2,
+      0,
     );
+    assert.equal(code, 0);
     const result = JSON.parse(stdout.trimEnd().split('\n')[1]!).result as ToolResult;
     assert.deepEqual(result.structuredContent, (await local.request('GET', '/api/editor/documents')).json);
 
