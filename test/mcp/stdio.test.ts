@@ -289,14 +289,14 @@ describe('loom mcp with no app running', () => {
    * Runs `loom mcp` on raw stdio: writes the messages, reads answers until `expected` came, then
    * closes stdin; with `expected` 0, closes stdin at once, as `printf … | loom mcp` does.
    */
-  async function rawSession(args: string[], env: NodeJS.ProcessEnv, messages: Json[], expected: number) {
+  async function rawSession(args: string[], env: NodeJS.ProcessEnv, messages: (Json | string)[], expected: number) {
     const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    for (const message of messages) child.stdin.write(`${JSON.stringify(message)}\n`);
+    for (const message of messages) child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
     if (expected > 0) await waitFor(() => stdout.split('\n').filter(Boolean).length >= expected, 60_000, `${expected} answers`);
     child.stdin.end();
     const code = await exited;
@@ -345,6 +345,22 @@ describe('loom mcp with no app running', () => {
     assert.equal(error.code, 'UNREACHABLE');
     assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
     assert.match(error.hint, /`loom serve`/);
+  });
+
+  it('a line that is not JSON-RPC gets no answer and stops nothing; --verbose reports it on stderr', async (t) => {
+    const home = tempDir(t, 'loom-mcp-bad-');
+    for (const verbose of [false, true]) {
+      const { code, stdout, stderr } = await rawSession(
+        ['--config-dir', path.join(home, 'cfg'), ...(verbose ? ['--verbose'] : [])],
+        cleanEnv(home),
+        ['not json', '{"jsonrpc":"2.0","id":7,"method":"ping"}'],
+        0,
+      );
+      assert.equal(code, 0);
+      assert.deepEqual(JSON.parse(stdout), { jsonrpc: '2.0', id: 7, result: {} });
+      if (verbose) assert.match(stderr, /^loom: mcp: .*not valid JSON\n$/);
+      else assert.equal(stderr, '');
+    }
   });
 
   it('a config folder the app never ran with: the tools say so and to start the app', async (t) => {
