@@ -67,7 +67,7 @@ export const ERROR_CODES = {
   file_system_error: { status: 409, surfaces: LOCAL, meaning: 'The file system refused the operation for another reason; its error code is in the message; nothing was changed.' },
   invalid_ref: { status: 400, surfaces: LOCAL, meaning: 'Git: a branch or remote name is not valid (git check-ref-format rules; never starting with "-").' },
   protocol_not_allowed: { status: 403, surfaces: LOCAL, meaning: "Git: the remote's URL uses a transport Loom never runs (ext::)." },
-  workspace_untrusted: { status: 403, surfaces: LOCAL, meaning: "The command belongs to an extension of this workspace, and the workspace is not trusted: its extensions never run until the user trusts it (`loom extension trust`, or `POST /api/workspace/trust`)." },
+  workspace_untrusted: { status: 403, surfaces: LOCAL, meaning: "The command belongs to an extension of this workspace, and the workspace is not trusted: its extensions never run until the user trusts it (`loom extension trust`, or the window's trust route)." },
   unknown_branch: { status: 404, surfaces: LOCAL, meaning: 'Git: no such branch here or on the remote, or the branch has no commit yet.' },
   unknown_command: { status: 404, surfaces: LOCAL, meaning: 'No extension contributes or registered a command of that name (`loom commands` lists those that do).' },
   unknown_extension: { status: 404, surfaces: LOCAL, meaning: 'No extension of that name was found (`loom extension list` lists those that are).' },
