@@ -41,6 +41,8 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
+  /** Limits of the extension host's processes (docs/extensions.md). */
+  extensions: { commandTimeoutMs: number; memoryLimitMb: number };
   /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
   composer: ComposerConfig;
 }
@@ -156,6 +158,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       maxQueuedPerUser: get('composer.maxQueuedPerUser'),
       leaseSeconds: get('composer.leaseSeconds'),
     },
+    extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
   };
 }
 

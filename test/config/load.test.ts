@@ -72,6 +72,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       agents: { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 },
       composer: { concurrency: 2, maxRunningPerUser: 2, maxQueuedPerUser: 10, leaseSeconds: 60 },
+      extensions: { commandTimeoutMs: 10_000, memoryLimitMb: 256 },
     } satisfies Record<keyof LoomConfig, unknown>);
     assert.equal(config.dataDir, defaultDataDir(env));
     assert.equal(config.modelsDir, path.join(config.dataDir, 'models'));
