@@ -1,0 +1,209 @@
+// The job queue on Redis, through BullMQ: hosted processes enqueue, `loom worker` processes run.
+// BullMQ only delivers ids. What a job means lives in the store (a composer session's row), and
+// a runner claims the row before it runs, so the at-least-once delivery of BullMQ (a stalled
+// job is delivered again) never becomes a second run.
+import { Queue, WaitingError, Worker, type Job as BullJob } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Job, JobHandler, JobQueue } from '../core/jobs/queue.ts';
+
+/** The name of the one BullMQ queue composer sessions go through (keys `<prefix>:composer:…`). */
+export const COMPOSER_QUEUE_NAME = 'composer';
+
+/** Why a job's signal aborted; the processor tells a shutdown (hand back) from a lost lock (let go). */
+const SHUTDOWN = 'shutdown';
+const LOCK_LOST = 'lock lost';
+
+export interface BullJobQueueOptions {
+  /** `redis://…` or `rediss://…` (LOOM_REDIS_URL). */
+  redisUrl: string;
+  /** Prefix of every key the queue writes (LOOM_REDIS_PREFIX); installations or test runs sharing a Redis keep apart with it. */
+  prefix?: string;
+  /**
+   * How long a worker's hold on a running job lasts without being renewed, in ms. A worker
+   * renews it every half of this while it runs the job; a worker killed with `kill -9` stops
+   * renewing, and the job is delivered again once this has run out and the next stall check
+   * (every half of this) has seen it: between 1× and 1.5× this after the kill.
+   * 30 s by default (BullMQ's own default), long enough for a loaded event loop to renew in time.
+   */
+  lockMs?: number;
+  /** Times a job may stall (its worker died or froze) before BullMQ gives it up; the reconciler still finds its session. */
+  maxStalledCount?: number;
+  /** Time an enqueue may take before it fails (Redis down): a hosted request must not hang on it. 5 s by default. */
+  enqueueTimeoutMs?: number;
+  /** Called with what went wrong in the background (a lost Redis connection, a failed lock renewal); logged by the caller. */
+  onError?: (message: string, error?: Error) => void;
+}
+
+/**
+ * A `JobQueue` on BullMQ. `enqueue` adds a job whose BullMQ id is the session's id, so enqueuing
+ * an id that is still waiting or running adds nothing; finished jobs are removed at once (the
+ * store keeps the result), so an id can be enqueued again later (the reconciler does, for a
+ * session the store says is stranded). `process` runs a BullMQ worker with stall detection on.
+ * `close({graceMs})` stops taking jobs, lets running ones finish for `graceMs`, then aborts them
+ * and hands them back to the waiting list: they are run again, never failed by the shutdown.
+ *
+ * @example
+ * const queue = new BullJobQueue({ redisUrl: 'redis://127.0.0.1:6379', prefix: 'loom' });
+ * await queue.enqueue({ kind: 'composer', id: sessionId });
+ * queue.process(async (job, signal) => runner.run(job.id, signal), { concurrency: 2 });
+ * await queue.close({ graceMs: 30_000 });
+ */
+export class BullJobQueue implements JobQueue {
+  private readonly prefix: string;
+  private readonly lockMs: number;
+  private readonly maxStalledCount: number;
+  private readonly enqueueTimeoutMs: number;
+  private readonly onError: (message: string, error?: Error) => void;
+  private readonly producerConnection: Redis;
+  private readonly queue: Queue;
+  private worker?: Worker;
+  private workerConnection?: Redis;
+  /** The running jobs' abort controllers, by job id. */
+  private readonly running = new Map<string, AbortController>();
+  private closing?: Promise<void>;
+
+  constructor(private readonly options: BullJobQueueOptions) {
+    this.prefix = options.prefix ?? 'loom';
+    this.lockMs = options.lockMs ?? 30_000;
+    this.maxStalledCount = options.maxStalledCount ?? 5;
+    this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
+    this.onError = options.onError ?? (() => {});
+    // A producer fails fast when Redis is away rather than queueing commands without end.
+    this.producerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
+    this.producerConnection.on('error', (error) => this.onError('redis connection (enqueue)', error));
+    this.queue = new Queue(COMPOSER_QUEUE_NAME, {
+      connection: this.producerConnection,
+      prefix: this.prefix,
+      defaultJobOptions: {
+        // Finished jobs are gone at once: the store has the outcome, and the id is free for a later re-enqueue.
+        removeOnComplete: true,
+        // A job fails only when its handler throws (the store unreachable…): kept a day, at most 1000, to look at.
+        removeOnFail: { age: 24 * 3600, count: 1000 },
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 1000 },
+      },
+    });
+    this.queue.on('error', (error) => this.onError('job queue', error));
+  }
+
+  async enqueue(job: Job): Promise<void> {
+    await withTimeout(this.queue.add(job.kind, { kind: job.kind }, { jobId: job.id }), this.enqueueTimeoutMs, 'enqueue');
+  }
+
+  /**
+   * Enqueues a job again, as the reconciler does for a session the store says is stranded: a
+   * failed BullMQ job with the same id (it would block the id) is removed first. A job that is
+   * waiting or running is left as it is.
+   */
+  async requeue(job: Job): Promise<'added' | 'present'> {
+    const existing = await this.queue.getJob(job.id);
+    if (existing) {
+      const state = await existing.getState();
+      if (state !== 'failed' && state !== 'completed' && state !== 'unknown') return 'present';
+      await existing.remove().catch(() => {}); // gone meanwhile: fine
+    }
+    await this.enqueue(job);
+    return 'added';
+  }
+
+  /** Counts of jobs by state (waiting, active, delayed, failed), for logs and tests. */
+  async counts(): Promise<Record<string, number>> {
+    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  }
+
+  process(handler: JobHandler, options: { concurrency: number }): void {
+    if (this.worker) throw new Error('This queue is already processing.');
+    if (this.closing) throw new Error('This queue is closed.');
+    // BullMQ's worker blocks on its connection while it waits for jobs: it must retry without end.
+    this.workerConnection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    this.workerConnection.on('error', (error) => this.onError('redis connection (worker)', error));
+    this.worker = new Worker(COMPOSER_QUEUE_NAME, (job, token) => this.run(handler, job, token), {
+      connection: this.workerConnection,
+      prefix: this.prefix,
+      concurrency: options.concurrency,
+      lockDuration: this.lockMs,
+      lockRenewTime: Math.floor(this.lockMs / 2),
+      stalledInterval: Math.floor(this.lockMs / 2),
+      maxStalledCount: this.maxStalledCount,
+    });
+    this.worker.on('error', (error) => this.onError('job worker', error));
+    // Another worker may now hold the job: this one lets go of it at once.
+    this.worker.on('lockRenewalFailed', (ids) => {
+      for (const id of ids) this.running.get(id)?.abort(LOCK_LOST);
+      this.onError(`lost the lock of ${ids.length} job(s); they are left to the worker that takes them up`);
+    });
+  }
+
+  /** Resolves once the worker is connected and taking jobs (tests wait for it). */
+  async ready(): Promise<void> {
+    await this.queue.waitUntilReady();
+    await this.worker?.waitUntilReady();
+  }
+
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    this.closing ??= this.closeAll(options.graceMs ?? 30_000);
+    return this.closing;
+  }
+
+  private async run(handler: JobHandler, bullJob: BullJob, token: string | undefined): Promise<void> {
+    const id = bullJob.id!;
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    try {
+      await handler({ kind: 'composer', id }, controller.signal);
+    } catch (error) {
+      if (controller.signal.reason !== SHUTDOWN) throw error;
+    } finally {
+      this.running.delete(id);
+    }
+    if (controller.signal.reason === SHUTDOWN) {
+      // Handed back: the next worker runs it again, and the attempt does not count as a failure.
+      await bullJob.moveToWait(token);
+      throw new WaitingError();
+    }
+  }
+
+  private async closeAll(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (worker) {
+      // Stops fetching at once and resolves when the running jobs are done (or handed back).
+      const closed = worker.close();
+      if (!(await settlesWithin(closed, graceMs))) {
+        for (const controller of this.running.values()) controller.abort(SHUTDOWN);
+        // A handler that ignores its signal keeps its job; its lock lapses and another worker takes it up.
+        await settlesWithin(closed, Math.min(10_000, Math.max(1000, graceMs)));
+      }
+      this.workerConnection?.disconnect();
+    }
+    await this.queue.close().catch(() => {});
+    this.producerConnection.disconnect();
+  }
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms (is Redis reachable?)`)), ms)),
+  );
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
