@@ -41,6 +41,15 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
+  /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
+  composer: ComposerConfig;
+}
+
+export interface ComposerConfig {
+  concurrency: number;
+  maxRunningPerUser: number;
+  maxQueuedPerUser: number;
+  leaseSeconds: number;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -140,6 +149,12 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       maxTokens: get('agents.maxTokens'),
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
+    },
+    composer: {
+      concurrency: get('composer.concurrency'),
+      maxRunningPerUser: get('composer.maxRunningPerUser'),
+      maxQueuedPerUser: get('composer.maxQueuedPerUser'),
+      leaseSeconds: get('composer.leaseSeconds'),
     },
   };
 }
