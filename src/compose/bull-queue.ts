@@ -9,9 +9,8 @@ import type { Job, JobHandler, JobQueue } from '../core/jobs/queue.ts';
 /** The name of the one BullMQ queue composer sessions go through (keys `<prefix>:composer:…`). */
 export const COMPOSER_QUEUE_NAME = 'composer';
 
-/** Why a job's signal aborted; the processor tells a shutdown (hand back) from a lost lock (let go). */
+/** The reason a job's signal aborts with when the queue closes: the processor then hands the job back. */
 const SHUTDOWN = 'shutdown';
-const LOCK_LOST = 'lock lost';
 
 export interface BullJobQueueOptions {
   /** `redis://…` or `rediss://…` (LOOM_REDIS_URL). */
@@ -19,15 +18,18 @@ export interface BullJobQueueOptions {
   /** Prefix of every key the queue writes (LOOM_REDIS_PREFIX); installations or test runs sharing a Redis keep apart with it. */
   prefix?: string;
   /**
-   * How long a worker's hold on a running job lasts without being renewed, in ms. A worker
-   * renews it every half of this while it runs the job; a worker killed with `kill -9` stops
-   * renewing, and the job is delivered again once this has run out and the next stall check
-   * (every half of this) has seen it: between 1× and 1.5× this after the kill.
-   * 30 s by default (BullMQ's own default), long enough for a loaded event loop to renew in time.
+   * How long a worker's hold (BullMQ's lock) on a running job lasts without being renewed, in ms.
+   * A worker renews it every half of this while it runs the job; a worker killed with `kill -9`
+   * stops renewing, and the stall check (every half of this) hands the job to another worker
+   * about 1 to 2 times this after the kill. 30 s by default (BullMQ's own default); `loom worker`
+   * uses the composer lease (`composer.leaseSeconds`), so that a job delivered again finds its
+   * session's lease lapsed too and takes it over.
    */
   lockMs?: number;
   /** Times a job may stall (its worker died or froze) before BullMQ gives it up; the reconciler still finds its session. */
   maxStalledCount?: number;
+  /** Runs of a job whose handler throws (1 s, 2 s, 4 s… apart) before it is given up; 5 by default. */
+  attempts?: number;
   /** Time an enqueue may take before it fails (Redis down): a hosted request must not hang on it. 5 s by default. */
   enqueueTimeoutMs?: number;
   /** Called with what went wrong in the background (a lost Redis connection, a failed lock renewal); logged by the caller. */
@@ -36,9 +38,9 @@ export interface BullJobQueueOptions {
 
 /**
  * A `JobQueue` on BullMQ. `enqueue` adds a job whose BullMQ id is the session's id, so enqueuing
- * an id that is still waiting or running adds nothing; finished jobs are removed at once (the
- * store keeps the result), so an id can be enqueued again later (the reconciler does, for a
- * session the store says is stranded). `process` runs a BullMQ worker with stall detection on.
+ * an id that is still waiting or running adds nothing; finished and failed jobs are removed at
+ * once (the store keeps the outcome), so an id can be enqueued again later (the reconciler does,
+ * for a session the store says is stranded). `process` runs a BullMQ worker with stall detection on.
  * `close({graceMs})` stops taking jobs, lets running ones finish for `graceMs`, then aborts them
  * and hands them back to the waiting list: they are run again, never failed by the shutdown.
  *
@@ -77,9 +79,10 @@ export class BullJobQueue implements JobQueue {
       defaultJobOptions: {
         // Finished jobs are gone at once: the store has the outcome, and the id is free for a later re-enqueue.
         removeOnComplete: true,
-        // A job fails only when its handler throws (the store unreachable…): kept a day, at most 1000, to look at.
-        removeOnFail: { age: 24 * 3600, count: 1000 },
-        attempts: 5,
+        // A job fails only when its handler threw five times (the store unreachable…); the failure is logged
+        // (onError) and the job removed, so that the reconciler can enqueue the id again once the store answers.
+        removeOnFail: true,
+        attempts: options.attempts ?? 5,
         backoff: { type: 'exponential', delay: 1000 },
       },
     });
@@ -88,22 +91,6 @@ export class BullJobQueue implements JobQueue {
 
   async enqueue(job: Job): Promise<void> {
     await withTimeout(this.queue.add(job.kind, { kind: job.kind }, { jobId: job.id }), this.enqueueTimeoutMs, 'enqueue');
-  }
-
-  /**
-   * Enqueues a job again, as the reconciler does for a session the store says is stranded: a
-   * failed BullMQ job with the same id (it would block the id) is removed first. A job that is
-   * waiting or running is left as it is.
-   */
-  async requeue(job: Job): Promise<'added' | 'present'> {
-    const existing = await this.queue.getJob(job.id);
-    if (existing) {
-      const state = await existing.getState();
-      if (state !== 'failed' && state !== 'completed' && state !== 'unknown') return 'present';
-      await existing.remove().catch(() => {}); // gone meanwhile: fine
-    }
-    await this.enqueue(job);
-    return 'added';
   }
 
   /** Counts of jobs by state (waiting, active, delayed, failed), for logs and tests. */
@@ -127,11 +114,15 @@ export class BullJobQueue implements JobQueue {
       maxStalledCount: this.maxStalledCount,
     });
     this.worker.on('error', (error) => this.onError('job worker', error));
-    // Another worker may now hold the job: this one lets go of it at once.
-    this.worker.on('lockRenewalFailed', (ids) => {
-      for (const id of ids) this.running.get(id)?.abort(LOCK_LOST);
-      this.onError(`lost the lock of ${ids.length} job(s); they are left to the worker that takes them up`);
+    // BullMQ reports every failed attempt; the message says whether the job will run again.
+    this.worker.on('failed', (job, error) => {
+      const made = job?.attemptsMade ?? 0;
+      const allowed = job?.opts.attempts ?? 1;
+      this.onError(`job ${job?.id ?? '?'} failed (attempt ${made} of ${allowed})${made < allowed ? ', to be retried' : ', given up'}`, error);
     });
+    // A lost lock (a frozen event loop, Redis away) does not stop the job: BullMQ may deliver it
+    // again, but the store's claim, renewed by the runner, keeps the second delivery from running it.
+    this.worker.on('lockRenewalFailed', (ids) => this.onError(`could not renew the lock of job(s) ${ids.join(', ')}; the store's claim still holds them`));
   }
 
   /** Resolves once the worker is connected and taking jobs (tests wait for it). */
