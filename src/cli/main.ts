@@ -12,6 +12,7 @@ import { hostedCommand } from './commands/hosted.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
+import { workerCommand } from './commands/worker.ts';
 import { printProblem } from './output.ts';
 
 /**
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
     .addCommand(agentCommand())
+    .addCommand(workerCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

@@ -4,6 +4,7 @@
 // job is delivered again) never becomes a second run.
 import { Queue, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { LoomConfig } from '../config/load.ts';
 import type { Job, JobHandler, JobQueue } from '../core/jobs/queue.ts';
 
 /** The name of the one BullMQ queue composer sessions go through (keys `<prefix>:composer:…`). */
@@ -197,4 +198,22 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The composer jobs of a `loom hosted` with Redis: a BullMQ queue it only enqueues on, never
+ * runs; `loom worker` processes run the sessions (src/worker/).
+ *
+ * @example
+ * const jobs = enqueueOnly(config, (error) => log.error(error));
+ * await jobs.queue.enqueue({ kind: 'composer', id: sessionId });
+ * await jobs.close();
+ */
+export function enqueueOnly(config: Pick<LoomConfig, 'redisUrl' | 'jobs'>, onError?: (error: unknown) => void): { queue: JobQueue; close(): Promise<void> } {
+  const queue = new BullJobQueue({
+    redisUrl: config.redisUrl!,
+    prefix: config.jobs.redisPrefix,
+    onError: (message, error) => onError?.(new Error(`${message}${error ? `: ${error.message}` : ''}`)),
+  });
+  return { queue, close: () => queue.close({ graceMs: 0 }) };
 }

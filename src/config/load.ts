@@ -43,6 +43,8 @@ export interface LoomConfig {
   agents: AgentsConfig;
   /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
   composer: ComposerConfig;
+  /** The job queue on Redis (with `redisUrl`): its key prefix, and the shutdown grace of `loom worker` (docs/operations.md). */
+  jobs: { redisPrefix: string; graceSeconds: number };
 }
 
 export interface ComposerConfig {
@@ -156,6 +158,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       maxQueuedPerUser: get('composer.maxQueuedPerUser'),
       leaseSeconds: get('composer.leaseSeconds'),
     },
+    jobs: { redisPrefix: get('jobs.redisPrefix'), graceSeconds: get('jobs.graceSeconds') },
   };
 }
 
