@@ -46,8 +46,10 @@ async function startCluster(t: TestContext): Promise<Cluster | null> {
     LOOM_JOBS_REDIS_PREFIX: redis.prefix.replace(/:$/, ''),
     LOOM_DATA_DIR: path.join(home, 'data'),
     LOOM_HOSTED_PORT: '0',
+    // Both hosted processes behind one address, as behind a load balancer: API keys name it as their audience.
+    LOOM_PUBLIC_URL: 'http://loom.example',
     LOOM_LOG_LEVEL: 'warn',
-    LOOM_RATE_LIMIT_MAX: '100000',
+    LOOM_RATE_LIMIT: '100000',
     LOOM_OPENAI_BASE_URL: fake.baseUrl,
     LOOM_OPENAI_MODEL: 'scripted',
     LOOM_COMPLETION_PROVIDER: 'openai',
