@@ -64,6 +64,7 @@ export class BullJobQueue implements JobQueue {
   /** The running jobs' abort controllers, by job id. */
   private readonly running = new Map<string, AbortController>();
   private closing?: Promise<void>;
+  private readonly lastReported = new Map<string, number>();
 
   constructor(private readonly options: BullJobQueueOptions) {
     this.prefix = options.prefix ?? 'loom';
@@ -73,7 +74,7 @@ export class BullJobQueue implements JobQueue {
     this.onError = options.onError ?? (() => {});
     // A producer fails fast when Redis is away rather than queueing commands without end.
     this.producerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
-    this.producerConnection.on('error', (error) => this.onError('redis connection (enqueue)', error));
+    this.producerConnection.on('error', (error) => this.reportConnectionError('redis connection (enqueue)', error));
     this.queue = new Queue(COMPOSER_QUEUE_NAME, {
       connection: this.producerConnection,
       prefix: this.prefix,
@@ -87,7 +88,7 @@ export class BullJobQueue implements JobQueue {
         backoff: { type: 'exponential', delay: 1000 },
       },
     });
-    this.queue.on('error', (error) => this.onError('job queue', error));
+    this.queue.on('error', (error) => this.reportConnectionError('job queue', error));
   }
 
   async enqueue(job: Job): Promise<void> {
@@ -104,7 +105,7 @@ export class BullJobQueue implements JobQueue {
     if (this.closing) throw new Error('This queue is closed.');
     // BullMQ's worker blocks on its connection while it waits for jobs: it must retry without end.
     this.workerConnection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
-    this.workerConnection.on('error', (error) => this.onError('redis connection (worker)', error));
+    this.workerConnection.on('error', (error) => this.reportConnectionError('redis connection (worker)', error));
     this.worker = new Worker(COMPOSER_QUEUE_NAME, (job, token) => this.run(handler, job, token), {
       connection: this.workerConnection,
       prefix: this.prefix,
@@ -114,7 +115,7 @@ export class BullJobQueue implements JobQueue {
       stalledInterval: Math.floor(this.lockMs / 2),
       maxStalledCount: this.maxStalledCount,
     });
-    this.worker.on('error', (error) => this.onError('job worker', error));
+    this.worker.on('error', (error) => this.reportConnectionError('job worker', error));
     // BullMQ reports every failed attempt; the message says whether the job will run again.
     this.worker.on('failed', (job, error) => {
       const made = job?.attemptsMade ?? 0;
@@ -135,6 +136,14 @@ export class BullJobQueue implements JobQueue {
   close(options: { graceMs?: number } = {}): Promise<void> {
     this.closing ??= this.closeAll(options.graceMs ?? 30_000);
     return this.closing;
+  }
+
+  /** While Redis is away every connection retries and reports each failure: one line per source every 30 s is enough. */
+  private reportConnectionError(source: string, error: Error): void {
+    const now = Date.now();
+    if (now - (this.lastReported.get(source) ?? -Infinity) < 30_000) return;
+    this.lastReported.set(source, now);
+    this.onError(source, error);
   }
 
   private async run(handler: JobHandler, bullJob: BullJob, token: string | undefined): Promise<void> {
@@ -216,4 +225,31 @@ export function enqueueOnly(config: Pick<LoomConfig, 'redisUrl' | 'jobs'>, onErr
     onError: (message, error) => onError?.(new Error(`${message}${error ? `: ${error.message}` : ''}`)),
   });
   return { queue, close: () => queue.close({ graceMs: 0 }) };
+}
+
+/**
+ * Checks that Redis answers, failing fast: a worker that cannot reach it should say so and
+ * exit, not wait without end. The error's message names the host and port only (never the
+ * URL's password) and its code is ECONNREFUSED, which the CLI reports as a failed start.
+ *
+ * @example
+ * await pingRedis('redis://127.0.0.1:6379'); // throws when nothing answers within 5 s
+ */
+export async function pingRedis(redisUrl: string, timeoutMs = 5000): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await withTimeout(
+      redis.connect().then(() => redis.ping()),
+      timeoutMs,
+      'connecting to Redis',
+    );
+  } catch (error) {
+    const { host, port } = new URL(redisUrl);
+    const failure = new Error(`Redis at ${host}${port ? '' : ':6379'} is not reachable (${(error as Error).message}).`) as NodeJS.ErrnoException;
+    failure.code = 'ECONNREFUSED';
+    throw failure;
+  } finally {
+    redis.disconnect();
+  }
 }

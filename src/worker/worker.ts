@@ -1,7 +1,7 @@
 // Composition root of `loom worker`: the store, a composer runner over it, the BullMQ queue it
 // takes sessions from, and the reconciler that enqueues what the store says is stranded. Any
 // number of workers, on any machine with the same DATABASE_URL and REDIS_URL, share the work.
-import { BullJobQueue } from '../compose/bull-queue.ts';
+import { BullJobQueue, pingRedis } from '../compose/bull-queue.ts';
 import { openComposerRunner } from '../compose/composer.ts';
 import { ResourceStack } from '../compose/resources.ts';
 import { ConfigError, type LoomConfig } from '../config/load.ts';
@@ -51,6 +51,7 @@ export async function startWorker(config: LoomConfig, options: WorkerOptions = {
       `a worker needs ${missing}: set DATABASE_URL (postgres://…) and REDIS_URL (redis://…) to the same values as the loom hosted processes it works for.`,
     );
   }
+  await pingRedis(config.redisUrl);
   const clock = options.clock ?? systemClock;
   const log = processLogger({ level: config.logLevel, destination: options.logDestination });
   const resources = new ResourceStack();
