@@ -8,7 +8,9 @@ import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
+import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
@@ -33,6 +35,10 @@ export function buildProgram(): Command {
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
     .addCommand(agentCommand())
+    .addCommand(extensionCommand())
+    .addCommand(commandsCommand())
+    .addCommand(runCommandCommand())
+    .addCommand(mcpCommand())
     .addCommand(workerCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())

@@ -41,6 +41,8 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
+  /** Limits of the extension host's processes (docs/extensions.md). */
+  extensions: { commandTimeoutMs: number; memoryLimitMb: number };
   /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
   composer: ComposerConfig;
   /** The job queue on Redis (with `redisUrl`): its key prefix, and the shutdown grace of `loom worker` (docs/operations.md). */
@@ -152,6 +154,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
     },
+    extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
     composer: {
       concurrency: get('composer.concurrency'),
       maxRunningPerUser: get('composer.maxRunningPerUser'),

@@ -6,6 +6,7 @@ import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } fr
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
+import { answeredNobody } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
 import { RequestContext } from './handler-context.ts';
@@ -67,6 +68,8 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = new RequestContext(request, reply);
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
+        // Done, but for a client that has gone: there is no one to answer.
+        if (answeredNobody(request, reply)) return reply;
         if (isStream(operation)) {
           reply.headers({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
           return reply.send(serverSentEvents(output as AsyncIterable<StreamEvent>, context.signal));
