@@ -23,8 +23,9 @@ export function workerCommand(): Command {
   return addSettingOptions(command, WORKER_SETTINGS).action(async (_options, self: Command) => {
     const config = configFromOptions(self);
     const worker = await startWorker(config);
-    printWorker(worker, config.jobs.redisPrefix);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([worker]);
+    printWorker(worker, config.jobs.redisPrefix);
   });
 }
 
