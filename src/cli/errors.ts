@@ -1,13 +1,14 @@
 // Failures a command reports to its user: one `loom: …` line on stderr and an exit code,
 // never a stack trace. 1 = the operation failed; 2 = invalid settings or usage.
 import { LocalApiError } from '../client/local.ts';
+import { EXIT, type ExitCode } from './exit-codes.ts';
 import { printProblem } from './output.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
   constructor(
     message: string,
-    readonly exitCode: 1 | 2 = 1,
+    readonly exitCode: ExitCode = EXIT.failure,
   ) {
     super(message);
   }

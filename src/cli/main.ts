@@ -8,6 +8,7 @@ import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
+import { composerCommand } from './commands/composer.ts';
 import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { mcpCommand } from './commands/mcp.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
     .addCommand(agentCommand())
+    .addCommand(composerCommand())
     .addCommand(extensionCommand())
     .addCommand(commandsCommand())
     .addCommand(runCommandCommand())
