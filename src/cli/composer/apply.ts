@@ -145,7 +145,7 @@ function gateProblem(paths: WorkspacePaths, edit: Edit, file: string): string | 
 function checkBases(paths: WorkspacePaths, edits: readonly Edit[]): void {
   const conflicts: Conflict[] = [];
   for (const edit of edits) {
-    const why = baseProblem(paths, edit);
+    const why = fileProblem(() => baseProblem(paths, edit));
     if (why) conflicts.push({ file: edit.action === 'renamed' ? edit.from! : edit.file, reason: why });
   }
   if (conflicts.length) {
@@ -154,6 +154,16 @@ function checkBases(paths: WorkspacePaths, edits: readonly Edit[]): void {
       conflicts,
       false,
     );
+  }
+}
+
+/** A file that cannot be read or looked at (a file where a folder should be, no permission) is a conflict too. */
+function fileProblem(check: () => string | undefined): string | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof LoomError || (error as NodeJS.ErrnoException).code !== undefined) return (error as Error).message;
+    throw error;
   }
 }
 
