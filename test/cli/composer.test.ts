@@ -177,7 +177,10 @@ describe('loom composer', () => {
 
     const watched = await loomIn(dir, ['composer', 'watch', answer.sessionId, '--json'], env);
     assert.equal(watched.code, 0, watched.stderr);
-    const lines = watched.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = watched.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const session = lines.pop();
     assert.equal(session.sessionId, answer.sessionId);
     assert.equal(session.status, 'completed');
@@ -226,7 +229,10 @@ describe('loom composer', () => {
     fs.symlinkSync(outside, path.join(dir, 'out'));
     const fine: ComposerEdit = { file: 'a.txt', action: 'modified', diff: '', baseHash: sha256('a\n'), content: 'b\n' };
     for (const [edit, why] of [
-      [{ file: '.git/config', action: 'modified', diff: '', baseHash: sha256('[core]\n'), content: '[core]\n\tfsmonitor = evil\n' }, /\.git\/config \(in \.git/],
+      [
+        { file: '.git/config', action: 'modified', diff: '', baseHash: sha256('[core]\n'), content: '[core]\n\tfsmonitor = evil\n' },
+        /\.git\/config \(in \.git/,
+      ],
       [{ file: '.git/hooks/pre-commit', action: 'created', diff: '', baseHash: null, content: 'evil' }, /\.git\/hooks\/pre-commit/],
       [{ file: '../escape.txt', action: 'created', diff: '', baseHash: null, content: 'evil' }, /\.\.\/escape\.txt \(leaves the folder/],
       [{ file: 'out/evil.txt', action: 'created', diff: '', baseHash: null, content: 'evil' }, /out\/evil\.txt \(/],
@@ -267,6 +273,7 @@ describe('loom composer', () => {
   it('cancel: a running session stops; watch then exits 1', async (t) => {
     const dir = checkout(t, { 'a.txt': 'a\n' });
     fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    t.after(() => fake.chat.release());
     const created = await loomIn(dir, ['composer', 'Think slowly', '--files', 'a.txt', '--attach', '--json'], env);
     assert.equal(created.code, 0, created.stderr);
     const { sessionId } = JSON.parse(created.stdout);
@@ -274,7 +281,11 @@ describe('loom composer', () => {
     const cancelled = await loomIn(dir, ['composer', 'cancel', sessionId, '--json'], env);
     assert.equal(cancelled.code, 0, cancelled.stderr);
     assert.equal(JSON.parse(cancelled.stdout).cancelRequested, true);
-    await waitFor(async () => JSON.parse((await loomIn(dir, ['composer', 'status', sessionId, '--json'], env)).stdout).status === 'cancelled', undefined, 'the cancel');
+    await waitFor(
+      async () => JSON.parse((await loomIn(dir, ['composer', 'status', sessionId, '--json'], env)).stdout).status === 'cancelled',
+      undefined,
+      'the cancel',
+    );
     fake.chat.release();
     const watched = await loomIn(dir, ['composer', 'watch', sessionId], env);
     assert.equal(watched.code, 1);

@@ -79,7 +79,8 @@ describe('followComposerEvents', () => {
       res.end();
     });
     const follow = async () => {
-      for await (const _ of followComposerEvents({ url, token: 'k', sessionId: '00000000-0000-4000-8000-000000000003', retries: 2, backoffMs: () => 1 })) void _;
+      for await (const _ of followComposerEvents({ url, token: 'k', sessionId: '00000000-0000-4000-8000-000000000003', retries: 2, backoffMs: () => 1 }))
+        void _;
     };
     await assert.rejects(follow, (error: unknown) => error instanceof HostedApiError && error.code === 'unreachable');
     assert.equal(calls, 3);

@@ -28,12 +28,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * @example await buildProgram().parseAsync(['node', 'loom', 'composer', 'Fix add', '--files', 'src/**', '--attach', '--watch']);
  */
 export function composerCommand(): Command {
-  const command = withServer(
-    new Command('composer')
-      .description('multi-file editing sessions on a hosted server: start one, follow it, apply its edits here')
-      // Options after a subcommand's name are the subcommand's (each has its own --json).
-      .enablePositionalOptions()
-      .argument('[prompt]', 'what the session should do, in your words')
+  const start = withServer(
+    new Command('start')
+      .description('start a session (the default: `loom composer "prompt" …` is `loom composer start "prompt" …`)')
+      .argument('<prompt>', 'what the session should do, in your words')
       .option('--files <glob>', 'files the session may change (repeatable), e.g. "src/**"; relative to the workspace, or to --dir with --attach', collect)
       .addOption(new Option('--mode <mode>', 'edit: make the change; plan: say what would change').choices(COMPOSER_MODES).default('edit'))
       .option('--workspace <name>', 'a workspace the server operator registered (default: its only one)')
@@ -41,16 +39,11 @@ export function composerCommand(): Command {
       .option('--dir <folder>', 'the folder --attach reads (default: the current folder)')
       .option('--watch', 'follow the session: print its plan or its diffs as they come, then its end (exit 1 unless it completes)')
       .option('--json', 'print JSON: the answer {sessionId, status, workspace}; with --watch, one event per line (NDJSON) and the session last'),
-  );
-  command.action(
-    cliAction(async (prompt: string | undefined, options: CreateOptions) => {
-      if (prompt === undefined) {
-        command.outputHelp({ error: true });
-        throw new CliError('a prompt is needed: loom composer "what to do" --files "src/**"', EXIT.usage);
-      }
-      await create(prompt, options);
-    }),
-  );
+  ).action(cliAction(create));
+  // Each subcommand has its own options: the parent has none that could take a subcommand's --json.
+  const command = new Command('composer')
+    .description('multi-file editing sessions on a hosted server: start one, follow it, apply its edits here')
+    .addCommand(start, { isDefault: true });
   return command
     .addCommand(
       withServer(new Command('status').description("a session's status, and its plan or its edits").argument('<sessionId>', 'the session id', sessionId))
