@@ -274,10 +274,11 @@ describe('loom composer', () => {
     const dir = checkout(t, { 'a.txt': 'a\n' });
     fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
     t.after(() => fake.chat.release());
+    const heldNow = fake.chat.held();
     const created = await loomIn(dir, ['composer', 'Think slowly', '--files', 'a.txt', '--attach', '--json'], env);
     assert.equal(created.code, 0, created.stderr);
     const { sessionId } = JSON.parse(created.stdout);
-    await fake.chat.held();
+    await heldNow;
     const cancelled = await loomIn(dir, ['composer', 'cancel', sessionId, '--json'], env);
     assert.equal(cancelled.code, 0, cancelled.stderr);
     assert.equal(JSON.parse(cancelled.stdout).cancelRequested, true);
