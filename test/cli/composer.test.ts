@@ -10,6 +10,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
+import { MODES } from '../../src/cli/commands/composer.ts';
+import { COMPOSER_MODES } from '../../src/contracts/composer.ts';
 import type { ComposerEdit, ComposerSessionRecord } from '../../src/core/composer/types.ts';
 import { cleanEnv, ROOT, tempDir, type LoomResult } from '../support/cli.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
@@ -59,6 +61,10 @@ function sha256(text: string): string {
 }
 
 describe('loom composer', () => {
+  it('offers the modes the contract has', () => {
+    assert.deepEqual([...MODES], [...COMPOSER_MODES]);
+  });
+
   let fake: FakeOpenAi;
   let hosted: TestHosted;
   let userId: string;
