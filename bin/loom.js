@@ -1,8 +1,18 @@
 #!/usr/bin/env node
-// Entry point of the `loom` command. The sources are TypeScript run through tsx's loader,
-// so a checkout works with no build step.
-import { register } from 'tsx/esm/api';
+// Entry point of the `loom` command. It runs the JavaScript that `npm install` compiled into
+// dist/cli/ (scripts/build-cli.js, the `prepare` script) when that build matches the sources
+// file for file (bin/build-stamp.js); otherwise the TypeScript sources through tsx's loader, so
+// a checkout works with no build step and an edited one never runs stale code.
+import { pathToFileURL } from 'node:url';
+import { freshCompiledEntry } from './build-stamp.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv);
+const compiled = freshCompiledEntry();
+let entry;
+if (compiled) {
+  entry = await import(pathToFileURL(compiled).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  entry = await import('../src/cli/main.ts');
+}
+await entry.main(process.argv);

@@ -1,6 +1,5 @@
 // Failures a command reports to its user: one `loom: …` line on stderr and an exit code,
 // never a stack trace. 1 = the operation failed; 2 = invalid settings or usage.
-import { LocalApiError } from '../client/local.ts';
 import { printProblem } from './output.ts';
 
 export class CliError extends Error {
@@ -39,6 +38,8 @@ export async function localCall<T>(request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {
+    // Loaded here: the client's module brings the route table and its schemas.
+    const { LocalApiError } = await import('../client/local.ts');
     if (!(error instanceof LocalApiError)) throw error;
     const files = error.files?.length ? ` Files: ${error.files.join(', ')}.` : '';
     throw new CliError(`${error.message}${files}${error.hint ? ` ${error.hint}` : ''}`);

@@ -1,10 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { createCompletionEngine } from '../../compose/completion.ts';
-import { loadCatalog } from '../../core/catalog/load.ts';
-import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../../core/completion/builtin/index.ts';
-import { detectLanguage } from '../../core/workspace/language.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print, printJson, printProblem } from '../output.ts';
@@ -32,6 +28,12 @@ export function completeCommand(): Command {
         throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
       const offset = offsetOf(text, line, column);
+      const [{ createCompletionEngine }, { loadCatalog }, { BuiltinModel, BuiltinProvider, trainOnFolder }, { detectLanguage }] = await Promise.all([
+        import('../../compose/completion.ts'),
+        import('../../core/catalog/load.ts'),
+        import('../../core/completion/builtin/index.ts'),
+        import('../../core/workspace/language.ts'),
+      ]);
       const model = new BuiltinModel();
       const workspace = config.local.workspace;
       const relative = path.relative(workspace, absolute).split(path.sep).join('/');

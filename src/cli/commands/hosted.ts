@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { MCP_PATH } from '../../contracts/mcp.ts';
-import { startHosted, type RunningHosted } from '../../hosted/server.ts';
+import type { RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
@@ -21,6 +21,7 @@ export function hostedCommand(): Command {
   const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server');
   return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
     const config = configFromOptions(command);
+    const { startHosted } = await import('../../hosted/server.ts');
     const hosted = await startHosted(config);
     printStarted(hosted);
     closeOnSignal([hosted]);

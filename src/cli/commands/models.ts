@@ -2,15 +2,12 @@
 // folder (LOOM_MODELS_DIR, default `models` in the data dir), where the gguf provider finds them
 // by name.
 import fs from 'node:fs';
-import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { LOOM_VERSION } from '../../config/version.ts';
-import { loadCatalog } from '../../core/catalog/load.ts';
-import { DownloadError, downloadFile, partialPathOf, type DownloadProgress } from '../../core/models/download.ts';
-import { ModelLibrary } from '../../core/models/library.ts';
+import type { ModelLibrary } from '../../core/models/library.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { formatTable, oneLine, print, printErr, printJson, printProblem } from '../output.ts';
+import { formatBytes, formatTable, oneLine, print, printJson, printProblem } from '../output.ts';
 
 const SETTINGS = ['dataDir', 'modelsDir', 'catalog'] as const;
 
@@ -22,7 +19,7 @@ export function modelsCommand(): Command {
     .option('--json', 'print JSON (one array) instead of a table');
   addSettingOptions(list, SETTINGS).action(
     cliAction(async (options: { json?: boolean }, command: Command) => {
-      const library = libraryFor(command);
+      const library = await libraryFor(command);
       const rows = library.list();
       if (options.json) {
         const entries = rows.map(({ model, path, installed, size }) => ({
@@ -66,12 +63,16 @@ export function modelsCommand(): Command {
     .option('--no-verify', 'accept the file without checking its sha256 and size against the catalog');
   addSettingOptions(pull, SETTINGS).action(
     cliAction(async (name: string, options: { force?: boolean; verify: boolean }, command: Command) => {
-      const library = libraryFor(command);
+      const library = await libraryFor(command);
       const model = library.find(name);
       if (!model) {
         const known = library.models.map((m) => m.name).join(', ') || '(none)';
         throw new CliError(`unknown model "${name}". Known models: ${known}`);
       }
+      const [{ DownloadError, downloadFile, partialPathOf }, { progressReporter }] = await Promise.all([
+        import('../../core/models/download.ts'),
+        import('../progress.ts'),
+      ]);
       const status = library.status(model);
       if (!model.file || !status.path) throw new CliError(`the catalog gives no GGUF file for ${model.name}, so there is nothing to download.`);
       if (status.installed && !options.force) {
@@ -127,82 +128,8 @@ export function modelsCommand(): Command {
   return models.addCommand(list).addCommand(pull);
 }
 
-function libraryFor(command: Command): ModelLibrary {
+async function libraryFor(command: Command): Promise<ModelLibrary> {
   const config = configFromOptions(command);
+  const [{ loadCatalog }, { ModelLibrary }] = await Promise.all([import('../../core/catalog/load.ts'), import('../../core/models/library.ts')]);
   return new ModelLibrary(loadCatalog(config.catalog), config.modelsDir);
-}
-
-interface ProgressReporter {
-  update(progress: DownloadProgress): void;
-  stop(): void;
-}
-
-/** A bar on a terminal; on anything else a line at the start, on resume and every 10 %. */
-function progressReporter(catalogName: string, catalogUrl: string): ProgressReporter {
-  const name = oneLine(catalogName);
-  const url = oneLine(catalogUrl);
-  let bar: cliProgress.SingleBar | undefined;
-  let started = false;
-  let lastStep = -1;
-  let lastLoggedBytes = 0;
-  let startedAt = 0;
-  let startBytes = 0;
-  const tty = Boolean(process.stderr.isTTY);
-  return {
-    update({ done, total, resumedFrom }) {
-      if (!started) {
-        started = true;
-        printErr(`Downloading ${name} from ${url}\n`);
-        if (resumedFrom > 0) printErr(`Resuming at ${formatBytes(resumedFrom)}${total ? ` of ${formatBytes(total)}` : ''}\n`);
-        if (tty && total) {
-          bar = new cliProgress.SingleBar(
-            {
-              format: '{bar} {percentage}% | {done} of {all} | {speed} | ETA {eta_formatted}',
-              // The bar shows figures only; nothing in it came from outside.
-              stream: process.stderr,
-              hideCursor: true,
-              barsize: 30,
-              etaBuffer: 50,
-              fps: 5,
-            },
-            cliProgress.Presets.shades_classic,
-          );
-          bar.start(total, done, { done: formatBytes(done), all: formatBytes(total), speed: '' });
-        }
-        startedAt = Date.now();
-        startBytes = done;
-      }
-      if (bar) {
-        const seconds = (Date.now() - startedAt) / 1000;
-        const speed = seconds > 0.5 ? `${formatBytes((done - startBytes) / seconds)}/s` : '';
-        bar.update(done, { done: formatBytes(done), all: formatBytes(total ?? done), speed });
-        return;
-      }
-      if (total) {
-        const step = Math.floor((done / total) * 10);
-        if (step > lastStep) {
-          if (lastStep >= 0 || step > 0) printErr(`${name}: ${step * 10}% (${formatBytes(done)} of ${formatBytes(total)})\n`);
-          lastStep = step;
-        }
-      } else if (done - lastLoggedBytes >= 64 * 1024 * 1024) {
-        lastLoggedBytes = done;
-        printErr(`${name}: ${formatBytes(done)}\n`);
-      }
-    },
-    stop() {
-      bar?.stop();
-      bar = undefined;
-    },
-  };
-}
-/** Binary units with one decimal: 1536 → "1.5 KB". */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
 }

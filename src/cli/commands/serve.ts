@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { startLocal, type RunningLocal } from '../../local/server.ts';
-import { loadOrCreateSettings, rotateToken } from '../../local/settings.ts';
+import type { RunningLocal } from '../../local/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print, printWarning } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
@@ -13,6 +12,7 @@ export function serveCommand(): Command {
   const command = new Command('serve').description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1");
   return addSettingOptions(command, LOCAL_SETTINGS).action(async (_options, self: Command) => {
     const config = configFromOptions(self);
+    const { startLocal } = await import('../../local/server.ts');
     const local = await startLocal(config);
     printLocal(local);
     closeOnSignal([local]);
@@ -37,6 +37,7 @@ export function tokenCommand(): Command {
     .option('--rotate', 'replace it with a new one (a running server picks it up at once)');
   return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean }, self: Command) => {
     const { local } = configFromOptions(self);
+    const { loadOrCreateSettings, rotateToken } = await import('../../local/settings.ts');
     const token = options.rotate ? rotateToken(local.configDir, printWarning) : loadOrCreateSettings(local.configDir, printWarning).apiToken;
     print(`${token}\n`);
   });

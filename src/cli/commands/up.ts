@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import { startHosted } from '../../hosted/server.ts';
-import { startLocal } from '../../local/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { closeOnSignal, printStarted, SERVER_SETTINGS } from './hosted.ts';
 import { printLocal } from './serve.ts';
@@ -10,6 +8,7 @@ export function upCommand(): Command {
   const command = new Command('up').description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)');
   return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (_options, self: Command) => {
     const config = configFromOptions(self);
+    const [{ startHosted }, { startLocal }] = await Promise.all([import('../../hosted/server.ts'), import('../../local/server.ts')]);
     const local = await startLocal(config);
     // One machine, one user: unless a corpus is configured, the hosted tab completion serves
     // the desktop app's builtin model, which learns the workspace as it is edited.
