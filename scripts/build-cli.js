@@ -2,7 +2,8 @@
 // as the `prepare` script, and `npm run build` by hand. esbuild bundles src/cli/main.ts with code
 // splitting: what every command needs (commander, the command definitions) is one small file,
 // and what an action imports lazily (the servers, the store, node-llama-cpp, …) is split into
-// chunks loaded only by the commands that use it. Packages stay in node_modules (external).
+// chunks loaded only by the commands that use it. Packages stay in node_modules (external), but
+// for BUNDLED_PACKAGES.
 // bin/loom.js runs the result only while bin/build-stamp.js finds the sources unchanged.
 //
 //   node scripts/build-cli.js            # build dist/cli/
@@ -38,6 +39,28 @@ export const HEAVY_PACKAGES = [
 ];
 
 /**
+ * Packages bundled into the build rather than loaded from node_modules: pure JavaScript spread
+ * over many small modules, which Node loads one file at a time (typebox: some 700 files, 100 ms
+ * of a start-up; commander, on every command). Only Loom's own code imports them, so there is
+ * one copy at run time. commander is CommonJS: the banner gives its require() of Node's modules.
+ */
+export const BUNDLED_PACKAGES = ['typebox', 'commander'];
+
+/** Every other package stays in node_modules: native ones must, and the rest load as they are. */
+function externalPackagesPlugin() {
+  return {
+    name: 'external-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = packageName(args.path);
+        if (BUNDLED_PACKAGES.includes(name)) return undefined;
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/**
  * A source file's `import.meta.url` still names the source file in the bundle (it finds files
  * next to it: package.json, the catalog, the dashboard's assets), as a URL relative to the
  * chunk, so the checkout may move. Every chunk is in dist/cli/ itself, hence one relative path.
@@ -71,15 +94,15 @@ export async function buildCli(outdir) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     entryNames: '[name]',
     chunkNames: '[name]-[hash]',
     // Errors and classes keep their names (messages and logs show them).
     keepNames: true,
     sourcemap: 'linked',
+    banner: { js: "import { createRequire as __loomCreateRequire } from 'node:module'; const require = __loomCreateRequire(import.meta.url);" },
     metafile: true,
     logLevel: 'warning',
-    plugins: [sourceUrlPlugin(outdir)],
+    plugins: [externalPackagesPlugin(), sourceUrlPlugin(outdir)],
   });
   return result.metafile;
 }
