@@ -12,6 +12,11 @@ import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
+import { completionCommand } from './commands/completion.ts';
+import { downloadsCommand } from './commands/downloads.ts';
+import { eventsCommand } from './commands/events.ts';
+import { feedbackCommand } from './commands/feedback.ts';
+import { gitCommand } from './commands/git.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
@@ -29,9 +34,14 @@ const COMMANDS: (() => Command)[] = [
   modelsCommand,
   completeCommand,
   agentCommand,
+  gitCommand,
+  eventsCommand,
+  downloadsCommand,
+  feedbackCommand,
   loginCommand,
   whoamiCommand,
   logoutCommand,
+  completionCommand,
 ];
 
 /**

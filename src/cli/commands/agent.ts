@@ -3,10 +3,9 @@
 // would listen (`--port`, LOOM_LOCAL_PORT, the config file) and the token read from settings.json
 // in the config folder, as `loom token` prints it.
 import { Command, InvalidArgumentError } from 'commander';
-import type { LocalClient } from '../../client/local.ts';
 import { cliAction, localCall as call } from '../errors.ts';
-import { addSettingOptions, configFromOptions } from '../options.ts';
-import { formatTable, oneLine, print, printJson, printWarning } from '../output.ts';
+import { localServerFor, withLocalServerOptions, type LocalServer } from '../local-server.ts';
+import { formatTable, oneLine, print, printJson } from '../output.ts';
 
 /** `loom agent …`. */
 export function agentCommand(): Command {
@@ -125,17 +124,12 @@ function taskCommand(name: 'cancel' | 'revert', description: string, route: 'can
   );
 }
 
-/** The settings that find the server: its port and the config folder holding its token. */
 function withServer(command: Command): Command {
-  return addSettingOptions(command, ['local.port', 'configDir']);
+  return withLocalServerOptions(command);
 }
 
-async function serverFor(command: Command): Promise<{ client: LocalClient; url: string }> {
-  const { local } = configFromOptions(command);
-  const [{ LocalClient }, { loadOrCreateSettings }] = await Promise.all([import('../../client/local.ts'), import('../../local/settings.ts')]);
-  const { apiToken } = loadOrCreateSettings(local.configDir, printWarning);
-  const url = `http://127.0.0.1:${local.port}`;
-  return { client: new LocalClient({ url, token: apiToken }), url };
+function serverFor(command: Command): Promise<LocalServer> {
+  return localServerFor(command);
 }
 
 function positiveInteger(value: string, minimum = 1): number {

@@ -7,6 +7,7 @@ import { jwtClaims, normalizeServerUrl, resolveServer, send } from '../auth/oaut
 import { askProvider, SIGN_IN_PROVIDERS, type SignInProviderId } from '../auth/providers.ts';
 import { freshCredentials } from '../auth/tokens.ts';
 import { CliError, cliAction } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import { oneLine, print, printErr, printJson, printProblem } from '../output.ts';
 
 const SERVER_OPTION = ['--server <url>', 'the hosted server (env LOOM_SERVER; default the configured hosted API, http://127.0.0.1:8080)'] as const;
@@ -60,7 +61,7 @@ export function whoamiCommand(): Command {
         if (verified === 'rejected') {
           ({ credentials } = await freshCredentials(store, server, { rejected: credentials.access_token }));
           verified = await check(server, credentials.access_token);
-          if (verified === 'rejected') throw new CliError(`${server} does not accept the stored token; run loom login --server ${server}`);
+          if (verified === 'rejected') throw new CliError(`${server} does not accept the stored token; run loom login --server ${server}`, EXIT.signInNeeded);
         }
         const who = identityOf(credentials);
         const scopes = credentials.scope.split(' ').filter(Boolean);
