@@ -23,4 +23,4 @@ if (compiled) {
   register();
   entry = await import('../src/cli/main.ts');
 }
-await entry.main(process.argv);
+await entry.main(process.argv, { compiled: Boolean(compiled) });

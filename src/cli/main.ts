@@ -13,6 +13,7 @@ import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
 import { completionCommand } from './commands/completion.ts';
+import { doctorCommand } from './commands/doctor.ts';
 import { downloadsCommand } from './commands/downloads.ts';
 import { eventsCommand } from './commands/events.ts';
 import { feedbackCommand } from './commands/feedback.ts';
@@ -20,9 +21,11 @@ import { gitCommand } from './commands/git.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
+import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
 import { EXIT } from './exit-codes.ts';
 import { printProblem } from './output.ts';
+import { runtime } from './runtime.ts';
 
 /** Every top-level command, in the order `loom --help` lists them. Adding a command: one import and one entry. */
 const COMMANDS: (() => Command)[] = [
@@ -41,6 +44,8 @@ const COMMANDS: (() => Command)[] = [
   loginCommand,
   whoamiCommand,
   logoutCommand,
+  statusCommand,
+  doctorCommand,
   completionCommand,
 ];
 
@@ -57,11 +62,13 @@ export function buildProgram(): Command {
 }
 
 /**
- * Runs `loom` with `argv` (process.argv's shape) and sets the exit code (docs/cli.md, "Exit codes").
+ * Runs `loom` with `argv` (process.argv's shape) and sets the exit code (docs/cli.md, "Exit codes");
+ * `how.compiled` says bin/loom.js started the compiled build (loom doctor reports it).
  *
  * @example await main(['node', 'loom', 'whoami', '--json']);
  */
-export async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[], how: { compiled?: boolean } = {}): Promise<void> {
+  runtime.compiled = how.compiled === true;
   try {
     await buildProgram().exitOverride().parseAsync(argv);
   } catch (error) {
