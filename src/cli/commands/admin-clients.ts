@@ -88,14 +88,18 @@ export function clientsCommand(): Command {
     }),
   );
 
-  const remove = new Command('remove').description('remove a client: it can no longer get tokens').argument('<client-id>', 'the client to remove');
+  const remove = new Command('remove')
+    .description('remove a client: it can no longer get tokens')
+    .argument('<client-id>', 'the client to remove')
+    .option('--json', 'print {client_id, removed}');
   addSettingOptions(remove, ['dataDir']).action(
-    cliAction(async (clientId: string, _options: unknown, command: Command) => {
+    cliAction(async (clientId: string, options: { json?: boolean }, command: Command) => {
       const { CLI_CLIENT_ID } = await import('../../core/identity/clients.ts');
       if (clientId === CLI_CLIENT_ID) throw new CliError(`${CLI_CLIENT_ID} is built in and cannot be removed`);
       await withRegistry(command, async (registry) => {
         if (!(await registry.remove(clientId))) throw new CliError(`no client ${clientId}; loom admin clients list shows them`);
-        print(`Removed client ${oneLine(clientId)}.\n`);
+        if (options.json) printJson({ client_id: clientId, removed: true });
+        else print(`Removed client ${oneLine(clientId)}.\n`);
       });
     }),
   );

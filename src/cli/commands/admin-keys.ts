@@ -162,16 +162,20 @@ export function keysCommand(): Command {
     }),
   );
 
-  const revoke = new Command('revoke').description('revoke an API key: it stops working at once').argument('<id>', "the key's id (loom admin keys list)");
+  const revoke = new Command('revoke')
+    .description('revoke an API key: it stops working at once')
+    .argument('<id>', "the key's id (loom admin keys list)")
+    .option('--json', 'print {id, revoked}');
   addSettingOptions(revoke, ['dataDir']).action(
-    cliAction(async (id: string, _options: unknown, command: Command) => {
+    cliAction(async (id: string, options: { json?: boolean }, command: Command) => {
       await withStore(command, async (store) => {
         const key = await store.apiKeys.get(id);
         if (!key) throw new CliError(`no API key ${JSON.stringify(id.slice(0, 60))}; loom admin keys list shows them`);
         // Revoking twice is refused (as `clients remove` is): the first revocation's time stays.
         const revoked = !key.revokedAt && (await store.apiKeys.revoke(id, key.userId, new Date(systemClock.now()).toISOString()));
         if (!revoked) throw new CliError(`API key ${id} is revoked already`);
-        print(`Revoked API key ${id} "${oneLine(key.name)}": it stops working at once.\n`);
+        if (options.json) printJson({ id, revoked: true });
+        else print(`Revoked API key ${id} "${oneLine(key.name)}": it stops working at once.\n`);
       });
     }),
   );

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { MCP_PATH } from '../../contracts/mcp.ts';
 import type { RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { print } from '../output.ts';
+import { print, printJson } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 
 export const SERVER_SETTINGS = [
@@ -18,14 +18,28 @@ export const SERVER_SETTINGS = [
 ] as const;
 
 export function hostedCommand(): Command {
-  const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server');
-  return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
+  const command = new Command('hosted')
+    .description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server')
+    .option('--json', 'once listening, print one line of JSON: {hosted: {url, api, openapi, mcp, store}}');
+  return addSettingOptions(command, SERVER_SETTINGS).action(async (options: { json?: boolean }, command: Command) => {
     const config = configFromOptions(command);
     const { startHosted } = await import('../../hosted/server.ts');
     const hosted = await startHosted(config);
-    printStarted(hosted);
+    if (options.json) printJson({ hosted: hostedView(hosted) }, 0);
+    else printStarted(hosted);
     closeOnSignal([hosted]);
   });
+}
+
+/** Where the hosted API listens, for --json. */
+export function hostedView(hosted: RunningHosted): Record<string, string> {
+  return {
+    url: hosted.url,
+    api: `${hosted.url}/api/v1`,
+    openapi: `${hosted.publicUrl}/openapi.json`,
+    mcp: `${hosted.publicUrl}${MCP_PATH}`,
+    store: `${hosted.store.dialect} ${hosted.store.location}`,
+  };
 }
 
 export function printStarted(hosted: RunningHosted): void {

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { LOOM_VERSION } from '../../config/version.ts';
 import type { ModelLibrary } from '../../core/models/library.ts';
 import { CliError, cliAction } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { formatBytes, formatTable, oneLine, print, printJson, printProblem } from '../output.ts';
 
@@ -60,9 +61,10 @@ export function modelsCommand(): Command {
     .description("download a catalog model's GGUF file into the models folder (resumes an interrupted download)")
     .argument('<name>', 'the model name as `loom models list` shows it (any case)')
     .option('--force', 'download again even when the model is installed')
-    .option('--no-verify', 'accept the file without checking its sha256 and size against the catalog');
+    .option('--no-verify', 'accept the file without checking its sha256 and size against the catalog')
+    .option('--json', 'print {name, path, size, sha256, verified, downloaded}');
   addSettingOptions(pull, SETTINGS).action(
-    cliAction(async (name: string, options: { force?: boolean; verify: boolean }, command: Command) => {
+    cliAction(async (name: string, options: { force?: boolean; verify: boolean; json?: boolean }, command: Command) => {
       const library = await libraryFor(command);
       const model = library.find(name);
       if (!model) {
@@ -76,7 +78,9 @@ export function modelsCommand(): Command {
       const status = library.status(model);
       if (!model.file || !status.path) throw new CliError(`the catalog gives no GGUF file for ${model.name}, so there is nothing to download.`);
       if (status.installed && !options.force) {
-        print(`${oneLine(model.name)} is already installed: ${oneLine(status.path)}\n`);
+        if (options.json)
+          printJson({ name: model.name, path: status.path, size: status.size ?? null, sha256: model.file.sha256 ?? null, verified: false, downloaded: false });
+        else print(`${oneLine(model.name)} is already installed: ${oneLine(status.path)}\n`);
         return;
       }
       if (!model.file.sha256 && options.verify) {
@@ -104,12 +108,14 @@ export function modelsCommand(): Command {
         });
         progress.stop();
         const checked = options.verify ? 'sha256 verified' : `sha256 ${result.sha256}, not checked`;
-        print(`Installed ${oneLine(model.name)} (${formatBytes(result.size)}, ${checked}): ${oneLine(result.path)}\n`);
+        if (options.json)
+          printJson({ name: model.name, path: result.path, size: result.size, sha256: result.sha256, verified: options.verify, downloaded: true });
+        else print(`Installed ${oneLine(model.name)} (${formatBytes(result.size)}, ${checked}): ${oneLine(result.path)}\n`);
       } catch (error) {
         progress.stop();
         if (error === interrupted) {
           printProblem(`download of ${model.name} interrupted; run the same command again to resume it.`);
-          process.exitCode = 130;
+          process.exitCode = EXIT.interrupted;
           return;
         }
         if (error instanceof DownloadError) {

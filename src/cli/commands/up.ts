@@ -1,12 +1,15 @@
 import { Command } from 'commander';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { closeOnSignal, printStarted, SERVER_SETTINGS } from './hosted.ts';
-import { printLocal } from './serve.ts';
+import { printJson } from '../output.ts';
+import { closeOnSignal, hostedView, printStarted, SERVER_SETTINGS } from './hosted.ts';
+import { localView, printLocal } from './serve.ts';
 
 /** `loom up`: everything Loom runs on one machine, with embedded defaults. */
 export function upCommand(): Command {
-  const command = new Command('up').description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)');
-  return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (_options, self: Command) => {
+  const command = new Command('up')
+    .description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)')
+    .option('--json', 'once listening, print one line of JSON: {hosted: {…}, local: {…}}, as loom hosted --json and loom serve --json');
+  return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (options: { json?: boolean }, self: Command) => {
     const config = configFromOptions(self);
     const [{ startHosted }, { startLocal }] = await Promise.all([import('../../hosted/server.ts'), import('../../local/server.ts')]);
     const local = await startLocal(config);
@@ -16,8 +19,12 @@ export function upCommand(): Command {
       await local.close();
       throw error;
     });
-    printStarted(hosted);
-    printLocal(local);
+    if (options.json) {
+      printJson({ hosted: hostedView(hosted), local: localView(local) }, 0);
+    } else {
+      printStarted(hosted);
+      printLocal(local);
+    }
     closeOnSignal([local, hosted]);
   });
 }
