@@ -13,7 +13,9 @@ const COMPLETE_SETTINGS = ['workspace', 'catalog', 'configDir', ...COMPLETION_SE
 /** `loom complete FILE:LINE:COL`, or `loom complete --language L < text`: a completion at a cursor, from the same engine as the servers. */
 export function completeCommand(): Command {
   const command = new Command('complete')
-    .description('print the completion at FILE:LINE:COL (1-based), or at the end of the text on stdin; from the builtin model trained on the workspace or the configured provider')
+    .description(
+      'print the completion at FILE:LINE:COL (1-based), or at the end of the text on stdin; from the builtin model trained on the workspace or the configured provider',
+    )
     .argument('[cursor]', 'FILE:LINE:COL, e.g. src/cli/main.ts:60:20; without it, the text on stdin is what comes before the cursor')
     .option('--language <id>', 'the language of the text on stdin, e.g. typescript, python (default for a file: from its name)')
     .option('--model <name>', 'a provider or model name (builtin, gguf, openai, or a model name); the configured default otherwise')
@@ -91,7 +93,8 @@ const MAX_STDIN_BYTES = 4_000_000;
 
 async function fromStdin(language: string | undefined): Promise<CompletionInput> {
   if (!language) throw new CliError('give FILE:LINE:COL, or --language with the text before the cursor on stdin', EXIT.usage);
-  if (process.stdin.isTTY) throw new CliError('pipe the text before the cursor on stdin (e.g. printf "def add(a, b):\\n    return " | loom complete --language python)', EXIT.usage);
+  if (process.stdin.isTTY)
+    throw new CliError('pipe the text before the cursor on stdin (e.g. printf "def add(a, b):\\n    return " | loom complete --language python)', EXIT.usage);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {

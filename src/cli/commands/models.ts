@@ -13,7 +13,7 @@ import { formatBytes, formatTable, oneLine, print, printJson, printProblem } fro
 const SETTINGS = ['dataDir', 'modelsDir', 'catalog'] as const;
 
 export function modelsCommand(): Command {
-  const models = new Command('models').description('open-source models for the gguf provider: list them, download their GGUF files');
+  const models = new Command('models').description('open-source models for the gguf provider: list them, download and remove their GGUF files');
 
   const list = new Command('list')
     .description('list the catalog models, their GGUF file and whether it is installed')
@@ -131,7 +131,27 @@ export function modelsCommand(): Command {
     }),
   );
 
-  return models.addCommand(list).addCommand(pull);
+  const rm = new Command('rm')
+    .description("delete a model's GGUF file from the models folder (and what an interrupted download left)")
+    .argument('<name>', 'the model name as `loom models list` shows it (any case)')
+    .option('--json', 'print {name, path, removed}: removed is false when it was not installed');
+  addSettingOptions(rm, SETTINGS).action(
+    cliAction(async (name: string, options: { json?: boolean }, command: Command) => {
+      const library = await libraryFor(command);
+      const model = library.find(name);
+      if (!model) throw new CliError(`unknown model "${name}". Known models: ${library.models.map((m) => m.name).join(', ') || '(none)'}`);
+      const { path } = library.status(model);
+      if (!path) throw new CliError(`the catalog gives no GGUF file for ${model.name}: there is nothing to remove.`);
+      const { partialPathOf } = await import('../../core/models/download.ts');
+      const removed = fs.existsSync(path);
+      fs.rmSync(path, { force: true });
+      fs.rmSync(partialPathOf(path), { force: true });
+      if (options.json) printJson({ name: model.name, path, removed });
+      else print(removed ? `Removed ${oneLine(model.name)}: ${oneLine(path)}\n` : `${oneLine(model.name)} is not installed.\n`);
+    }),
+  );
+
+  return models.addCommand(list).addCommand(pull).addCommand(rm);
 }
 
 async function libraryFor(command: Command): Promise<ModelLibrary> {
