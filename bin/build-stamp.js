@@ -10,22 +10,21 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST_DIR = path.join(ROOT, 'dist', 'cli');
-export const STAMP_PATH = path.join(DIST_DIR, 'build-stamp.txt');
-export const ENTRY_PATH = path.join(DIST_DIR, 'main.js');
+export const STAMP_FILE = 'build-stamp.txt';
 
 /**
  * The listing the stamp holds: one `path<TAB>size<TAB>mtime` line per source file, sorted.
  *
  * @example sourceListing() // 'scripts/build-cli.js\t3021\t1764000000000.123\nsrc/cli/main.ts\t…'
  */
-export function sourceListing() {
+export function sourceListing(root = ROOT) {
   const lines = [];
   const add = (relative) => {
-    const stat = fs.statSync(path.join(ROOT, relative));
+    const stat = fs.statSync(path.join(root, relative));
     lines.push(`${relative}\t${stat.size}\t${stat.mtimeMs}`);
   };
   const walk = (relativeDir) => {
-    for (const entry of fs.readdirSync(path.join(ROOT, relativeDir), { withFileTypes: true })) {
+    for (const entry of fs.readdirSync(path.join(root, relativeDir), { withFileTypes: true })) {
       const relative = `${relativeDir}/${entry.name}`;
       if (entry.isDirectory()) walk(relative);
       else add(relative);
@@ -42,13 +41,14 @@ export function sourceListing() {
  *
  * @example const entry = freshCompiledEntry(); if (entry) await import(pathToFileURL(entry).href);
  */
-export function freshCompiledEntry() {
-  if (process.env.LOOM_FROM_SOURCE === '1') return undefined;
+export function freshCompiledEntry(root = ROOT, env = process.env) {
+  if (env.LOOM_FROM_SOURCE === '1') return undefined;
+  const dist = path.join(root, 'dist', 'cli');
   let stamp;
   try {
-    stamp = fs.readFileSync(STAMP_PATH, 'utf8');
+    stamp = fs.readFileSync(path.join(dist, STAMP_FILE), 'utf8');
   } catch {
     return undefined;
   }
-  return stamp === sourceListing() ? ENTRY_PATH : undefined;
+  return stamp === sourceListing(root) ? path.join(dist, 'main.js') : undefined;
 }

@@ -8,11 +8,12 @@
 //
 //   node scripts/build-cli.js            # build dist/cli/
 //   node scripts/build-cli.js --check    # build to a temporary folder and list what `loom --help` loads
+//   node scripts/build-cli.js --outdir DIR   # build into DIR, without a stamp (tests run it from there)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST_DIR, ROOT, STAMP_PATH, sourceListing } from '../bin/build-stamp.js';
+import { DIST_DIR, ROOT, STAMP_FILE, sourceListing } from '../bin/build-stamp.js';
 
 const ENTRY = path.join(ROOT, 'src', 'cli', 'main.ts');
 
@@ -140,7 +141,7 @@ async function buildInPlace() {
   const staging = `${DIST_DIR}.${process.pid}.tmp`;
   fs.rmSync(staging, { recursive: true, force: true });
   await buildCli(staging);
-  fs.writeFileSync(path.join(staging, path.basename(STAMP_PATH)), listing);
+  fs.writeFileSync(path.join(staging, STAMP_FILE), listing);
   const old = `${DIST_DIR}.${process.pid}.old`;
   if (fs.existsSync(DIST_DIR)) fs.renameSync(DIST_DIR, old);
   fs.renameSync(staging, DIST_DIR);
@@ -165,6 +166,8 @@ async function check() {
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  const outdirAt = process.argv.indexOf('--outdir');
   if (process.argv.includes('--check')) await check();
+  else if (outdirAt > 0 && process.argv[outdirAt + 1]) await buildCli(path.resolve(process.argv[outdirAt + 1]));
   else await buildInPlace();
 }
