@@ -23,6 +23,7 @@ import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
+import { CliError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { printProblem } from './output.ts';
 import { runtime } from './runtime.ts';
@@ -70,7 +71,14 @@ export function buildProgram(): Command {
 export async function main(argv: string[], how: { compiled?: boolean } = {}): Promise<void> {
   runtime.compiled = how.compiled === true;
   try {
-    await buildProgram().exitOverride().parseAsync(argv);
+    const program = buildProgram();
+    // Every command, not only the root (addCommand does not pass it on): main() owns the exit code.
+    const throwInsteadOfExit = (command: Command): void => {
+      command.exitOverride();
+      command.commands.forEach(throwInsteadOfExit);
+    };
+    throwInsteadOfExit(program);
+    await program.parseAsync(argv);
   } catch (error) {
     // commander has printed its message: 0 for --help and --version, 2 for a usage error.
     if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
@@ -86,6 +94,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONN
 
 /** The exit code of a failure the user can act on, or undefined for a bug (its stack is worth showing). */
 async function exitCodeOf(error: unknown): Promise<number | undefined> {
+  if (error instanceof CliError) return error.exitCode;
   if (error instanceof ConfigError) return EXIT.usage;
   // Loaded only on this path: they are heavy, and most runs never fail.
   const [{ CatalogError }, { SettingsError }] = await Promise.all([import('../core/catalog/load.ts'), import('../local/settings.ts')]);

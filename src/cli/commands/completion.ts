@@ -3,7 +3,7 @@
 // The script walks the words typed so far to find the (sub)command, then offers its
 // subcommands, its options (when the word starts with -), an option's choices, or files.
 import { Command, type Option } from 'commander';
-import { CliError } from '../errors.ts';
+import { CliError, cliAction } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
 
@@ -24,12 +24,14 @@ export function completionCommand(): Command {
   return new Command('completion')
     .description('print a shell completion script: bash, zsh or fish (docs/cli.md says where to put it)')
     .argument('<shell>', SHELLS.join(', '))
-    .action((shell: string, _options: unknown, self: Command) => {
-      if (!(SHELLS as readonly string[]).includes(shell)) throw new CliError(`no completion for "${shell}": one of ${SHELLS.join(', ')}`, EXIT.usage);
-      let root = self;
-      while (root.parent) root = root.parent;
-      print(completionScript(shell as Shell, commandTree(root)));
-    });
+    .action(
+      cliAction(async (shell: string, _options: unknown, self: Command) => {
+        if (!(SHELLS as readonly string[]).includes(shell)) throw new CliError(`no completion for "${shell}": one of ${SHELLS.join(', ')}`, EXIT.usage);
+        let root = self;
+        while (root.parent) root = root.parent;
+        print(completionScript(shell as Shell, commandTree(root)));
+      }),
+    );
 }
 
 /**
