@@ -51,7 +51,7 @@ export function eventsCommand(): Command {
           const message = JSON.parse(String(raw)) as StreamMessage;
           if (message.type === 'hello') {
             lastSeq = message.seq;
-            if (!options.json) printProblem(`following events at ${url}/events (Ctrl-C stops)`);
+            printProblem(`following events at ${url}/events (Ctrl-C stops)`);
             return;
           }
           if (lastSeq !== undefined && message.seq > lastSeq + 1) printProblem(`${message.seq - lastSeq - 1} events were dropped (this reader was too slow)`);
