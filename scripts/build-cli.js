@@ -37,6 +37,7 @@ export const HEAVY_PACKAGES = [
   'playwright-core',
   'jose',
   'yaml',
+  'typebox',
 ];
 
 /**
@@ -109,7 +110,8 @@ export async function buildCli(outdir) {
 }
 
 /**
- * The packages a chunk loads before any action runs: its static imports, transitively.
+ * The packages a chunk loads before any action runs: its static imports, transitively, and the
+ * bundled packages in the chunks they reach.
  *
  * @example startupPackages(metafile, 'dist/cli/main.js') // ['commander', 'typebox']
  */
@@ -119,6 +121,11 @@ export function startupPackages(metafile, entryOutput) {
   const visit = (output) => {
     if (seen.has(output)) return;
     seen.add(output);
+    // Bundled packages (BUNDLED_PACKAGES) are inputs of the chunks, under node_modules.
+    for (const input of Object.keys(metafile.outputs[output]?.inputs ?? {})) {
+      const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (match) packages.add(match[1]);
+    }
     for (const imported of metafile.outputs[output]?.imports ?? []) {
       if (imported.kind !== 'import-statement') continue;
       if (imported.external) packages.add(packageName(imported.path));

@@ -16,9 +16,11 @@ import { completionCommand } from './commands/completion.ts';
 import { doctorCommand } from './commands/doctor.ts';
 import { downloadsCommand } from './commands/downloads.ts';
 import { eventsCommand } from './commands/events.ts';
+import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
 import { feedbackCommand } from './commands/feedback.ts';
 import { gitCommand } from './commands/git.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { statusCommand } from './commands/status.ts';
@@ -38,6 +40,10 @@ const COMMANDS: (() => Command)[] = [
   modelsCommand,
   completeCommand,
   agentCommand,
+  extensionCommand,
+  commandsCommand,
+  runCommandCommand,
+  mcpCommand,
   gitCommand,
   eventsCommand,
   downloadsCommand,

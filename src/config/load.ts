@@ -41,6 +41,17 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
+  /** Limits of the extension host's processes (docs/extensions.md). */
+  extensions: { commandTimeoutMs: number; memoryLimitMb: number };
+  /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
+  composer: ComposerConfig;
+}
+
+export interface ComposerConfig {
+  concurrency: number;
+  maxRunningPerUser: number;
+  maxQueuedPerUser: number;
+  leaseSeconds: number;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -141,6 +152,13 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
     },
+    composer: {
+      concurrency: get('composer.concurrency'),
+      maxRunningPerUser: get('composer.maxRunningPerUser'),
+      maxQueuedPerUser: get('composer.maxQueuedPerUser'),
+      leaseSeconds: get('composer.leaseSeconds'),
+    },
+    extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
   };
 }
 

@@ -335,6 +335,52 @@ export const SETTINGS = [
       "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
   },
   {
+    key: 'composer.concurrency',
+    kind: { type: 'integer', min: 1, max: 64 },
+    env: ['LOOM_COMPOSER_CONCURRENCY'],
+    default: 2,
+    description:
+      'Composer sessions one process runs at once: `loom hosted` with the in-process queue (no Redis), or each `loom worker`. Sessions beyond wait, queued, in the store.',
+  },
+  {
+    key: 'composer.maxRunningPerUser',
+    kind: { type: 'integer', min: 1, max: 1000 },
+    env: ['LOOM_COMPOSER_MAX_RUNNING_PER_USER'],
+    default: 2,
+    description: 'Composer sessions one user may have running; with this many running, a new one waits queued.',
+  },
+  {
+    key: 'composer.maxQueuedPerUser',
+    kind: { type: 'integer', min: 1, max: 10000 },
+    env: ['LOOM_COMPOSER_MAX_QUEUED_PER_USER'],
+    default: 10,
+    description: 'Composer sessions one user may have waiting; one more is refused with 429 and Retry-After.',
+  },
+  {
+    key: 'composer.leaseSeconds',
+    kind: { type: 'integer', min: 3, max: 3600 },
+    env: ['LOOM_COMPOSER_LEASE_SECONDS'],
+    default: 60,
+    description:
+      'How long a running session stays claimed by its runner without a heartbeat (renewed every few seconds). When a runner dies, its sessions are taken over after this long.',
+  },
+  {
+    key: 'extensions.commandTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    env: ['LOOM_EXTENSIONS_COMMAND_TIMEOUT_MS'],
+    default: 10_000,
+    description:
+      "Time an extension's command may take before it answers 504 EXTENSION_TIMEOUT; an extension whose process no longer answers at all then (an endless loop) is stopped.",
+  },
+  {
+    key: 'extensions.memoryLimitMb',
+    kind: { type: 'integer', min: 16, max: 16_384 },
+    env: ['LOOM_EXTENSIONS_MEMORY_LIMIT_MB'],
+    default: 256,
+    description:
+      "The JavaScript heap each extension's process may grow to (`--max-old-space-size`); one that needs more is stopped and its commands answer EXTENSION_FAILED.",
+  },
+  {
     key: 'bodyLimit',
     kind: { type: 'integer', min: 1024, max: 100 * 1024 * 1024 },
     env: ['LOOM_BODY_LIMIT'],

@@ -22,6 +22,10 @@ import {
   AiCompleteRequest,
   AiCompletion,
   ClosedDocument,
+  CommandList,
+  CommandParams,
+  CommandResult,
+  CommandRunRequest,
   CloseRequest,
   DeliveriesQuery,
   DeliveryLog,
@@ -31,6 +35,9 @@ import {
   EditResult,
   EventMessage,
   EventTicket,
+  ExtensionInfo,
+  ExtensionList,
+  ExtensionParams,
   GitBranches,
   GitCommitRequest,
   GitCommitResult,
@@ -46,6 +53,7 @@ import {
   ReplaceRequest,
   SaveRequest,
   TextQuery,
+  WorkspaceTrustRequest,
 } from './local-resources.ts';
 
 /** The local API's rate limit budgets (requests per minute, for the server as a whole). */
@@ -80,6 +88,7 @@ export const LOCAL_TAGS = {
   Git: "The workspace's repository, with real git.",
   Events: 'The event stream (a WebSocket), and tickets that let a browser page open it.',
   Webhooks: 'The delivery log of the webhooks set in settings.json.',
+  Extensions: "Extensions' commands, the extensions themselves (restart, reload), and trusting the workspace to run its own.",
 } as const;
 export type LocalTag = keyof typeof LOCAL_TAGS;
 
@@ -109,6 +118,11 @@ export interface LocalRoute<
   emits?: readonly string[];
   /** Error codes the route answers with besides those every route may (see localRouteErrors). */
   errors: readonly ErrorCode[];
+  /**
+   * The route's name as a tool of `loom mcp` (the desktop app over MCP stdio); a route without
+   * one is not a tool. The tool takes the route's input and answers its success schema.
+   */
+  mcpTool?: string;
 }
 
 /** Checks an entry against LocalRoute while keeping its literal types (id, tag, schemas, websocket). */
@@ -194,6 +208,7 @@ export const getActiveFile = defineRoute({
   request: {},
   success: { status: 200, description: 'The active document.', schema: ActiveDocument },
   errors: ['no_active_file'],
+  mcpTool: 'get_active_file',
 });
 
 export const listDocuments = defineRoute({
@@ -206,6 +221,7 @@ export const listDocuments = defineRoute({
   request: {},
   success: { status: 200, description: 'The open documents.', schema: DocumentList },
   errors: [],
+  mcpTool: 'list_documents',
 });
 
 export const getText = defineRoute({
@@ -218,6 +234,7 @@ export const getText = defineRoute({
   request: { query: TextQuery },
   success: { status: 200, description: 'The text.', schema: DocumentText },
   errors: ['no_active_file', ...FILE_ERRORS],
+  mcpTool: 'get_text',
 });
 
 export const openDocument = defineRoute({
@@ -231,6 +248,7 @@ export const openDocument = defineRoute({
   success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
   emits: ['file:open'],
   errors: [...FILE_ERRORS],
+  mcpTool: 'open_file',
 });
 
 export const insertText = defineRoute({
@@ -244,6 +262,7 @@ export const insertText = defineRoute({
   request: { body: InsertRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
   errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'insert_text',
 });
 
 export const replaceText = defineRoute({
@@ -256,6 +275,7 @@ export const replaceText = defineRoute({
   request: { body: ReplaceRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
   errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'replace_text',
 });
 
 export const saveDocument = defineRoute({
@@ -270,6 +290,7 @@ export const saveDocument = defineRoute({
   success: { status: 200, description: "The document's summary (`dirty: false`).", schema: DocumentSummary },
   emits: ['file:save'],
   errors: ['no_active_file', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'save_file',
 });
 
 export const reloadDocument = defineRoute({
@@ -284,6 +305,7 @@ export const reloadDocument = defineRoute({
   success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
   emits: ['file:open'],
   errors: ['no_active_file', ...FILE_ERRORS],
+  mcpTool: 'reload_file',
 });
 
 export const closeDocument = defineRoute({
@@ -297,6 +319,7 @@ export const closeDocument = defineRoute({
   request: { body: CloseRequest },
   success: { status: 200, description: 'The document closed and the one now active.', schema: ClosedDocument },
   errors: ['no_active_file', 'unsaved_changes', ...FILE_ERRORS],
+  mcpTool: 'close_file',
 });
 
 // ---- AI ------------------------------------------------------------------------------------
@@ -315,6 +338,7 @@ export const completeCode = defineRoute({
   limit: 'aiComplete',
   emits: ['ai:complete'],
   errors: [...MODEL_ERRORS],
+  mcpTool: 'complete_code',
 });
 
 // ---- agents --------------------------------------------------------------------------------
@@ -331,6 +355,7 @@ export const runAgent = defineRoute({
   success: { status: 200, description: 'The task runs.', schema: AgentRunStarted },
   emits: ['agent:start'],
   errors: ['unknown_model', 'rate_limited', 'model_unavailable'],
+  mcpTool: 'run_agent',
 });
 
 export const getAgentStatus = defineRoute({
@@ -343,6 +368,7 @@ export const getAgentStatus = defineRoute({
   request: { params: AgentTaskParams },
   success: { status: 200, description: 'The task.', schema: AgentTask },
   errors: [],
+  mcpTool: 'get_agent_status',
 });
 
 export const listAgentTasks = defineRoute({
@@ -355,6 +381,7 @@ export const listAgentTasks = defineRoute({
   request: { query: AgentTasksQuery },
   success: { status: 200, description: 'The tasks.', schema: AgentTaskList },
   errors: [],
+  mcpTool: 'list_agent_tasks',
 });
 
 export const getAgentSteps = defineRoute({
@@ -367,6 +394,7 @@ export const getAgentSteps = defineRoute({
   request: { params: AgentTaskParams, query: AgentStepsQuery },
   success: { status: 200, description: 'The steps.', schema: AgentStepLog },
   errors: [],
+  mcpTool: 'get_agent_steps',
 });
 
 export const cancelAgentTask = defineRoute({
@@ -381,6 +409,7 @@ export const cancelAgentTask = defineRoute({
   success: { status: 200, description: 'The task, ended.', schema: AgentTask },
   emits: ['agent:complete'],
   errors: [],
+  mcpTool: 'cancel_agent_task',
 });
 
 export const revertAgentTask = defineRoute({
@@ -395,6 +424,7 @@ export const revertAgentTask = defineRoute({
   success: { status: 200, description: 'The task, with `revertedAt`.', schema: AgentTask },
   emits: ['agent:complete'],
   errors: ['revert_conflict', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'revert_agent_task',
 });
 
 // ---- git -----------------------------------------------------------------------------------
@@ -409,6 +439,7 @@ export const getGitStatus = defineRoute({
   request: {},
   success: { status: 200, description: 'The status.', schema: GitStatus },
   errors: [...GIT_ERRORS],
+  mcpTool: 'git_status',
 });
 
 export const listBranches = defineRoute({
@@ -421,6 +452,7 @@ export const listBranches = defineRoute({
   request: {},
   success: { status: 200, description: 'The branches.', schema: GitBranches },
   errors: [...GIT_ERRORS],
+  mcpTool: 'git_branches',
 });
 
 export const commit = defineRoute({
@@ -435,6 +467,7 @@ export const commit = defineRoute({
   success: { status: 200, description: "The commit (also the `git:commit` event's data).", schema: GitCommitResult },
   emits: ['git:commit'],
   errors: [...GIT_ERRORS, ...FILE_ERRORS, 'nothing_to_commit', 'commit_rejected', 'git_conflict', 'merge_in_progress'],
+  mcpTool: 'git_commit',
 });
 
 export const push = defineRoute({
@@ -448,6 +481,7 @@ export const push = defineRoute({
   request: { body: GitSyncRequest },
   success: { status: 200, description: 'What was pushed.', schema: GitPushResult },
   errors: [...GIT_ERRORS, ...SYNC_ERRORS, 'push_rejected'],
+  mcpTool: 'git_push',
 });
 
 export const pull = defineRoute({
@@ -461,6 +495,7 @@ export const pull = defineRoute({
   request: { body: GitSyncRequest },
   success: { status: 200, description: 'What the pull did.', schema: GitPullResult },
   errors: [...GIT_ERRORS, ...SYNC_ERRORS, 'git_conflict', 'merge_in_progress', 'uncommitted_changes', 'unrelated_histories'],
+  mcpTool: 'git_pull',
 });
 
 // ---- events --------------------------------------------------------------------------------
@@ -507,6 +542,84 @@ export const listWebhookDeliveries = defineRoute({
   errors: ['store_unavailable'],
 });
 
+// ---- extensions ----------------------------------------------------------------------------
+
+export const listCommands = defineRoute({
+  id: 'listCommands',
+  method: 'GET',
+  path: '/api/commands',
+  summary: "Extensions' commands",
+  description:
+    "Every command an extension contributes (its manifest's `contributes.commands`) or registered, for the command palette. A workspace extension's commands are listed once the workspace is trusted.",
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The commands.', schema: CommandList },
+  errors: [],
+});
+
+export const runCommand = defineRoute({
+  id: 'runCommand',
+  method: 'POST',
+  path: '/api/commands/:name',
+  summary: 'Run a command',
+  description:
+    "Runs an extension's command with JSON arguments and answers its JSON result; its extension is started first when it is not running. A handler that throws is 502 EXTENSION_FAILED (and a notification); one that runs past `extensions.commandTimeoutMs` is 504 EXTENSION_TIMEOUT, and its extension is stopped when its process no longer answers (an endless loop).",
+  tag: 'Extensions',
+  request: { params: CommandParams, body: CommandRunRequest },
+  success: { status: 200, description: "The handler's result.", schema: CommandResult },
+  errors: ['unknown_command', 'workspace_untrusted', 'extension_failed', 'extension_timeout'],
+});
+
+export const listExtensions = defineRoute({
+  id: 'listExtensions',
+  method: 'GET',
+  path: '/api/extensions',
+  summary: 'Extensions',
+  description: "Every extension found (the user's and the workspace's), its state and commands; whether the workspace is trusted; the folders skipped and why.",
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The extensions.', schema: ExtensionList },
+  errors: [],
+});
+
+export const restartExtension = defineRoute({
+  id: 'restartExtension',
+  method: 'POST',
+  path: '/api/extensions/:name/restart',
+  summary: 'Restart an extension',
+  description:
+    'Deactivates the extension (time-limited) and ends its process, then starts it again: the way back after a crash, a memory blow-up or an endless loop. Answers its state; a start that fails again is `failed` with the reason.',
+  tag: 'Extensions',
+  request: { params: ExtensionParams },
+  success: { status: 200, description: 'The extension, restarted.', schema: ExtensionInfo },
+  errors: ['unknown_extension', 'workspace_untrusted'],
+});
+
+export const reloadExtensions = defineRoute({
+  id: 'reloadExtensions',
+  method: 'POST',
+  path: '/api/extensions/reload',
+  summary: 'Reload the extensions',
+  description: 'Deactivates every extension, reads the extension folders again (new, changed and removed ones) and starts those that activate on start-up.',
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The extensions, reloaded.', schema: ExtensionList },
+  errors: [],
+});
+
+export const trustWorkspace = defineRoute({
+  id: 'trustWorkspace',
+  method: 'POST',
+  path: '/api/workspace/trust',
+  summary: 'Trust the workspace',
+  description:
+    "Trusts the workspace to run its own extensions (`.loom/extensions`), remembered in the config folder, and starts them; `{trusted: false}` stops trusting it and stops them. A workspace's extensions never run before this.",
+  tag: 'Extensions',
+  request: { body: WorkspaceTrustRequest },
+  success: { status: 200, description: 'The extensions, as they now are.', schema: ExtensionList },
+  errors: [],
+});
+
 /** Every route, in the order of the documentation. */
 export const localRoutes = [
   getHealth,
@@ -535,6 +648,12 @@ export const localRoutes = [
   issueEventTicket,
   openEventStream,
   listWebhookDeliveries,
+  listCommands,
+  runCommand,
+  listExtensions,
+  restartExtension,
+  reloadExtensions,
+  trustWorkspace,
 ] as const;
 
 export type AnyLocalRoute = (typeof localRoutes)[number];

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { MCP_PATH } from '../../contracts/mcp.ts';
 import type { RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print, printJson } from '../output.ts';
@@ -23,31 +22,31 @@ export function hostedCommand(): Command {
     .option('--json', 'once listening, print one line of JSON: {hosted: {url, api, openapi, mcp, store}}');
   return addSettingOptions(command, SERVER_SETTINGS).action(async (options: { json?: boolean }, command: Command) => {
     const config = configFromOptions(command);
-    const { startHosted } = await import('../../hosted/server.ts');
+    const [{ startHosted }, { MCP_PATH }] = await Promise.all([import('../../hosted/server.ts'), import('../../contracts/mcp.ts')]);
     const hosted = await startHosted(config);
-    if (options.json) printJson({ hosted: hostedView(hosted) }, 0);
-    else printStarted(hosted);
+    if (options.json) printJson({ hosted: hostedView(hosted, MCP_PATH) }, 0);
+    else printStarted(hosted, MCP_PATH);
     closeOnSignal([hosted]);
   });
 }
 
-/** Where the hosted API listens, for --json. */
-export function hostedView(hosted: RunningHosted): Record<string, string> {
+/** Where the hosted API listens, for --json; `mcpPath` is contracts/mcp.ts's MCP_PATH (loaded with the server, not at start). */
+export function hostedView(hosted: RunningHosted, mcpPath: string): Record<string, string> {
   return {
     url: hosted.url,
     api: `${hosted.url}/api/v1`,
     openapi: `${hosted.publicUrl}/openapi.json`,
-    mcp: `${hosted.publicUrl}${MCP_PATH}`,
+    mcp: `${hosted.publicUrl}${mcpPath}`,
     store: `${hosted.store.dialect} ${hosted.store.location}`,
   };
 }
 
-export function printStarted(hosted: RunningHosted): void {
+export function printStarted(hosted: RunningHosted, mcpPath: string): void {
   const lines = [
     `Loom hosted API   ${hosted.url}/api/v1   (store: ${hosted.store.dialect} ${hosted.store.location})`,
     `  OpenAPI         ${hosted.publicUrl}/openapi.json`,
     `  Index           ${hosted.publicUrl}/llms.txt`,
-    `  MCP             ${hosted.publicUrl}${MCP_PATH}`,
+    `  MCP             ${hosted.publicUrl}${mcpPath}`,
   ];
   print(lines.join('\n') + '\n');
 }

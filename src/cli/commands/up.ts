@@ -11,7 +11,11 @@ export function upCommand(): Command {
     .option('--json', 'once listening, print one line of JSON: {hosted: {…}, local: {…}}, as loom hosted --json and loom serve --json');
   return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (options: { json?: boolean }, self: Command) => {
     const config = configFromOptions(self);
-    const [{ startHosted }, { startLocal }] = await Promise.all([import('../../hosted/server.ts'), import('../../local/server.ts')]);
+    const [{ startHosted }, { startLocal }, { MCP_PATH }] = await Promise.all([
+      import('../../hosted/server.ts'),
+      import('../../local/server.ts'),
+      import('../../contracts/mcp.ts'),
+    ]);
     const local = await startLocal(config);
     // One machine, one user: unless a corpus is configured, the hosted tab completion serves
     // the desktop app's builtin model, which learns the workspace as it is edited.
@@ -20,9 +24,9 @@ export function upCommand(): Command {
       throw error;
     });
     if (options.json) {
-      printJson({ hosted: hostedView(hosted), local: localView(local) }, 0);
+      printJson({ hosted: hostedView(hosted, MCP_PATH), local: localView(local) }, 0);
     } else {
-      printStarted(hosted);
+      printStarted(hosted, MCP_PATH);
       printLocal(local);
     }
     closeOnSignal([local, hosted]);
