@@ -25,6 +25,7 @@ import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
+import { workerCommand } from './commands/worker.ts';
 import { CliError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { printProblem } from './output.ts';
@@ -44,6 +45,7 @@ const COMMANDS: (() => Command)[] = [
   commandsCommand,
   runCommandCommand,
   mcpCommand,
+  workerCommand,
   gitCommand,
   eventsCommand,
   downloadsCommand,

@@ -11,6 +11,7 @@ import type { ChatProvider } from '../core/completion/chat.ts';
 import { recoverJobs, type Recovery } from '../core/composer/recovery.ts';
 import { ComposerRunner } from '../core/composer/runner.ts';
 import { InProcessQueue } from '../core/jobs/in-process.ts';
+import { enqueueOnly } from './bull-queue.ts';
 import type { JobQueue } from '../core/jobs/queue.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createProviderSet } from './completion.ts';
@@ -104,6 +105,7 @@ export interface ComposerJobs {
  * await jobs.queue.enqueue({ kind: 'composer', id });
  */
 export function startComposerJobs(config: LoomConfig, setup: ComposerRunnerSetup & { onError?: (error: unknown) => void }): ComposerJobs {
+  if (config.redisUrl) return enqueueOnly(config, setup.onError);
   const clock = setup.clock ?? systemClock;
   const runner = createComposerRunner(config, setup);
   const queue = new InProcessQueue();

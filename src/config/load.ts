@@ -45,6 +45,8 @@ export interface LoomConfig {
   extensions: { commandTimeoutMs: number; memoryLimitMb: number };
   /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
   composer: ComposerConfig;
+  /** The job queue on Redis (with `redisUrl`): its key prefix, and the shutdown grace of `loom worker` (docs/operations.md). */
+  jobs: { redisPrefix: string; graceSeconds: number };
 }
 
 export interface ComposerConfig {
@@ -159,6 +161,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       leaseSeconds: get('composer.leaseSeconds'),
     },
     extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
+    jobs: { redisPrefix: get('jobs.redisPrefix'), graceSeconds: get('jobs.graceSeconds') },
   };
 }
 

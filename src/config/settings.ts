@@ -173,8 +173,9 @@ export const SETTINGS = [
     key: 'redisUrl',
     kind: { type: 'url', protocols: ['redis:', 'rediss:'] },
     env: ['LOOM_REDIS_URL', 'REDIS_URL'],
-    defaultText: 'unset: rate limits counted in memory',
-    description: 'Redis URL; when set, rate limits are counted in Redis and shared by every process.',
+    defaultText: 'unset: rate limits counted in memory, composer sessions run by `loom hosted` itself',
+    description:
+      'Redis URL; when set, rate limits are counted in Redis and shared by every process, and composer sessions go through a BullMQ queue on it: `loom hosted` only enqueues them and `loom worker` processes run them (docs/operations.md).',
   },
   {
     key: 'catalog',
@@ -337,6 +338,7 @@ export const SETTINGS = [
   {
     key: 'composer.concurrency',
     kind: { type: 'integer', min: 1, max: 64 },
+    flag: '--concurrency',
     env: ['LOOM_COMPOSER_CONCURRENCY'],
     default: 2,
     description:
@@ -363,6 +365,22 @@ export const SETTINGS = [
     default: 60,
     description:
       'How long a running session stays claimed by its runner without a heartbeat (renewed every few seconds). When a runner dies, its sessions are taken over after this long.',
+  },
+  {
+    key: 'jobs.redisPrefix',
+    kind: { type: 'string' },
+    env: ['LOOM_JOBS_REDIS_PREFIX'],
+    default: 'loom',
+    description:
+      "Prefix of the job queue's keys in Redis (`<prefix>:composer:…`), with `redisUrl` set. Every `loom hosted` and `loom worker` of one installation uses the same; installations sharing a Redis each take their own.",
+  },
+  {
+    key: 'jobs.graceSeconds',
+    kind: { type: 'integer', min: 0, max: 3600 },
+    env: ['LOOM_JOBS_GRACE_SECONDS'],
+    default: 30,
+    description:
+      'On SIGTERM or SIGINT, how long `loom worker` lets its running sessions finish; the ones still running then are stopped and handed back, queued, for another worker to run from the start.',
   },
   {
     key: 'extensions.commandTimeoutMs',
