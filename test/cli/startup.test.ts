@@ -28,7 +28,8 @@ async function node(args: string[], env: NodeJS.ProcessEnv, input?: string): Pro
 describe('the compiled CLI', () => {
   it('loads no heavy package (servers, drivers, node-llama-cpp) before a command runs', async () => {
     const { stdout } = await run(process.execPath, ['scripts/build-cli.js', '--check'], { cwd: ROOT });
-    assert.match(stdout, /Packages every command loads: \(none\)/, stdout);
+    // commander, bundled into the build, is all: it defines the commands.
+    assert.equal(stdout.trim(), 'Packages every command loads: commander');
   });
 
   it('runs the commands as the sources do: help, version, catalog files beside the sources, stdin completion, doctor', async (t: TestContext) => {
