@@ -24,9 +24,10 @@ export function hostedCommand(): Command {
     const config = configFromOptions(command);
     const [{ startHosted }, { MCP_PATH }] = await Promise.all([import('../../hosted/server.ts'), import('../../contracts/mcp.ts')]);
     const hosted = await startHosted(config);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
+    closeOnSignal([hosted]);
     if (options.json) printJson({ hosted: hostedView(hosted, MCP_PATH) }, 0);
     else printStarted(hosted, MCP_PATH);
-    closeOnSignal([hosted]);
   });
 }
 

@@ -16,9 +16,10 @@ export function serveCommand(): Command {
     const config = configFromOptions(self);
     const { startLocal } = await import('../../local/server.ts');
     const local = await startLocal(config);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
+    closeOnSignal([local]);
     if (options.json) printJson({ local: localView(local) }, 0);
     else printLocal(local);
-    closeOnSignal([local]);
   });
 }
 

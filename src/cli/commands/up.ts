@@ -23,12 +23,13 @@ export function upCommand(): Command {
       await local.close();
       throw error;
     });
+    // Signals are handled before the banner: whoever waits for it may send one at once.
+    closeOnSignal([local, hosted]);
     if (options.json) {
       printJson({ hosted: hostedView(hosted, MCP_PATH), local: localView(local) }, 0);
     } else {
       printStarted(hosted, MCP_PATH);
       printLocal(local);
     }
-    closeOnSignal([local, hosted]);
   });
 }

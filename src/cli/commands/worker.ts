@@ -25,13 +25,14 @@ export function workerCommand(): Command {
     // Loaded here, not at start: the worker brings the store, BullMQ and the servers' stack.
     const { startWorker } = await import('../../worker/worker.ts');
     const worker = await startWorker(config);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
+    closeOnSignal([worker]);
     if (options.json) {
       const { runnerId, concurrency, store } = worker;
       printJson({ worker: { runnerId, concurrency, queue: `${config.jobs.redisPrefix}:composer`, store: `${store.dialect} ${store.location}` } }, 0);
     } else {
       printWorker(worker, config.jobs.redisPrefix);
     }
-    closeOnSignal([worker]);
   });
 }
 
