@@ -98,7 +98,8 @@ export async function main(argv: string[], how: { compiled?: boolean } = {}): Pr
   }
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET']);
+/** A server that cannot start (its port, its database or Redis): exit 1, as documented for loom hosted and loom worker. */
+const CANNOT_START = new Set(['EADDRINUSE', 'EACCES', 'ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET']);
 
 /** The exit code of a failure the user can act on, or undefined for a bug (its stack is worth showing). */
 async function exitCodeOf(error: unknown): Promise<number | undefined> {
@@ -108,8 +109,8 @@ async function exitCodeOf(error: unknown): Promise<number | undefined> {
   const [{ CatalogError }, { SettingsError }] = await Promise.all([import('../core/catalog/load.ts'), import('../local/settings.ts')]);
   if (error instanceof CatalogError || error instanceof SettingsError) return EXIT.usage;
   if (error instanceof LoomError) return EXIT.failure;
+  // Commands that call a server say exit 3 themselves (CliError); a bare network error comes from a start-up.
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== undefined && UNREACHABLE.has(code)) return EXIT.unreachable;
-  if (code === 'EADDRINUSE' || code === 'EACCES') return EXIT.failure;
+  if (code !== undefined && CANNOT_START.has(code)) return EXIT.failure;
   return undefined;
 }
