@@ -8,7 +8,7 @@ import layers from './lint/layers.js';
 const readonly = (names) => Object.fromEntries(names.map((name) => [name, 'readonly']));
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'coverage/', '.loom-data/'] },
+  { ignores: ['node_modules/', 'coverage/', '.loom-data/', 'dist/', 'docs/examples/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

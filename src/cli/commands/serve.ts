@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import { startLocal, type RunningLocal } from '../../local/server.ts';
-import { loadOrCreateSettings, rotateToken } from '../../local/settings.ts';
+import type { RunningLocal } from '../../local/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { print, printWarning } from '../output.ts';
+import { print, printJson, printWarning } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 import { closeOnSignal } from './hosted.ts';
 
@@ -10,14 +9,30 @@ export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel
 
 /** `loom serve`: the desktop application's local API for one workspace. */
 export function serveCommand(): Command {
-  const command = new Command('serve').description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1");
-  return addSettingOptions(command, LOCAL_SETTINGS).action(async (_options, self: Command) => {
+  const command = new Command('serve')
+    .description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1")
+    .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, token}}');
+  return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { json?: boolean }, self: Command) => {
     const config = configFromOptions(self);
+    const { startLocal } = await import('../../local/server.ts');
     const local = await startLocal(config);
     // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([local]);
-    printLocal(local);
+    if (options.json) printJson({ local: localView(local) }, 0);
+    else printLocal(local);
   });
+}
+
+/** Where the local API listens and its token, for --json. */
+export function localView(local: RunningLocal): Record<string, unknown> {
+  return {
+    url: local.url,
+    api: `${local.url}/api`,
+    events: `ws://127.0.0.1:${local.port}/events`,
+    workspace: local.workspace,
+    models: local.completion.engine.models(),
+    token: local.token(),
+  };
 }
 
 export function printLocal(local: RunningLocal): void {
@@ -35,10 +50,13 @@ export function printLocal(local: RunningLocal): void {
 export function tokenCommand(): Command {
   const command = new Command('token')
     .description('print the local API token (from settings.json in the config folder)')
-    .option('--rotate', 'replace it with a new one (a running server picks it up at once)');
-  return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean }, self: Command) => {
+    .option('--rotate', 'replace it with a new one (a running server picks it up at once)')
+    .option('--json', 'print {token}');
+  return addSettingOptions(command, ['configDir']).action(async (options: { rotate?: boolean; json?: boolean }, self: Command) => {
     const { local } = configFromOptions(self);
+    const { loadOrCreateSettings, rotateToken } = await import('../../local/settings.ts');
     const token = options.rotate ? rotateToken(local.configDir, printWarning) : loadOrCreateSettings(local.configDir, printWarning).apiToken;
-    print(`${token}\n`);
+    if (options.json) printJson({ token });
+    else print(`${token}\n`);
   });
 }
