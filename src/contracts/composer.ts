@@ -7,8 +7,16 @@ export const COMPOSER_STATUSES = ['queued', 'running', 'completed', 'failed', 'c
 export const MAX_PROMPT_CHARS = 32_000;
 export const MAX_FILE_GLOBS = 100;
 export const MAX_ATTACHMENTS = 200;
-/** Characters of one attachment (the request's body limit, 1 MiB by default, applies too). */
+/** Characters of one attachment. */
 export const MAX_ATTACHMENT_CONTENT = 1024 * 1024;
+/** Characters of a session's attachments in all. */
+export const MAX_ATTACHMENT_CHARS = 8 * 1024 * 1024;
+/**
+ * Bytes a createComposerSession body may have, whatever the server's `bodyLimit` (meant for
+ * small JSON): attachments at their caps, with room for JSON's escapes (a newline is two bytes,
+ * a non-ASCII character up to three in UTF-8).
+ */
+export const COMPOSER_BODY_LIMIT = 3 * MAX_ATTACHMENT_CHARS + 1024 * 1024;
 export const WORKSPACE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
 export const ComposerSessionRequest = Type.Object(

@@ -3,6 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { CodeHostAuthQuery, SignInRedirect, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
 import {
+  COMPOSER_BODY_LIMIT,
   ComposerEventSchema,
   ComposerEventsQuery,
   ComposerSession,
@@ -53,6 +54,8 @@ export interface Operation<Req extends OperationRequest = OperationRequest, Res 
   aliases?: readonly string[];
   /** Responses carry `Cache-Control: no-store` (they hold credentials). */
   noStore?: boolean;
+  /** Bytes its body may have when that is more than the server's `bodyLimit` (which is meant for small JSON). */
+  bodyLimit?: number;
   /** Error codes this operation answers with besides the universal ones (rate_limited, …). */
   errors: readonly ErrorCode[];
   /** OpenAPI says its responses may carry Deprecation and Sunset (the interface promises them for listDownloads). */
@@ -271,6 +274,7 @@ export const createComposerSession = defineOperation({
   versions: ['v1'],
   auth: COMPOSER_AUTH,
   request: { body: ComposerSessionRequest, contentTypes: ['application/json'] },
+  bodyLimit: COMPOSER_BODY_LIMIT,
   success: { status: 201, description: 'The session is stored and queued.', schema: ComposerSessionCreated },
   errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
 });

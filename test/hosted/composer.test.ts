@@ -228,6 +228,20 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     }
   });
 
+  it("takes attachments past the server's bodyLimit, up to their own caps", async () => {
+    // Three files of 900,000 characters: 2.7 MB of JSON, past the 1 MiB bodyLimit meant for small JSON.
+    fake.chat.queue(says('Nothing to do.'));
+    const big = Array.from({ length: 3 }, (_, index) => ({ path: `big${index}.txt`, content: 'x'.repeat(900_000) }));
+    const res = await createSession(hosted, key, { prompt: 'Read them', files: ['*.txt'], mode: 'plan', attachments: big });
+    assert.equal(res.status, 201, await res.clone().text());
+    await ended(hosted, key, ((await res.json()) as any).sessionId);
+    // Nine files of 1 MiB each: within the body limit, past the 8 MiB the attachments may hold.
+    const tooMuch = Array.from({ length: 9 }, (_, index) => ({ path: `f${index}.txt`, content: 'y'.repeat(1024 * 1024) }));
+    const refused = await createSession(hosted, key, { prompt: 'x', files: ['*.txt'], attachments: tooMuch });
+    assert.equal(refused.status, 400);
+    assert.equal(((await refused.json()) as any).error, 'validation_error');
+  });
+
   it('401 without a token, 403 without write:composer, 404 for another user and for no session', async () => {
     const body = { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] };
     const anonymous = await post(`${hosted.url}${SESSION}`, body);

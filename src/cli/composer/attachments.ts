@@ -5,10 +5,9 @@
 // before anything is sent: a refusal here names the files, a refusal there would not.
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_ATTACHMENT_CONTENT, MAX_ATTACHMENTS } from '../../contracts/composer.ts';
+import { MAX_ATTACHMENT_CHARS, MAX_ATTACHMENT_CONTENT, MAX_ATTACHMENTS } from '../../contracts/composer.ts';
 import { GlobSet } from '../../core/agents/scope/glob.ts';
 import { walkFiles } from '../../core/agents/scope/walk.ts';
-import { MAX_ATTACHMENT_CHARS } from '../../core/composer/service.ts';
 import { LoomError } from '../../core/errors.ts';
 import { CliError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';

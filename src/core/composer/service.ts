@@ -2,6 +2,7 @@
 // user, written to the store, then enqueued), read it, cancel it, and follow its events. A
 // session is its owner's alone: anyone else is told it does not exist.
 import { randomUUID } from 'node:crypto';
+import { MAX_ATTACHMENT_CHARS } from '../../contracts/composer.ts';
 import { compileGlob } from '../agents/scope/glob.ts';
 import type { AgentBudgets } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -11,8 +12,6 @@ import { protectedName } from '../workspace/protected.ts';
 import type { ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
 import { ENDED_STATUSES, type ComposerAttachment, type ComposerEvent, type ComposerMode, type ComposerSessionRecord } from './types.ts';
 
-/** Total characters of a session's attachments (the request's body limit may be lower). */
-export const MAX_ATTACHMENT_CHARS = 8 * 1024 * 1024;
 /** Events read from the store per poll of a stream. */
 const EVENTS_PER_READ = 200;
 

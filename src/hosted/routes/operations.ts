@@ -58,6 +58,8 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
     app.route({
       method: operation.method,
       url,
+      // An operation that takes files (composer's attachments) may take more than the server's limit.
+      ...(operation.bodyLimit === undefined ? {} : { bodyLimit: Math.max(operation.bodyLimit, app.initialConfig.bodyLimit ?? 0) }),
       schema: {
         ...(requestSchema(operation) as object),
         ...(operation.success.status === 302 || isStream(operation) ? {} : { response: { [operation.success.status]: operation.success.schema } }),
