@@ -31,6 +31,8 @@ import {
   EditResult,
   EventMessage,
   EventTicket,
+  FolderListing,
+  FolderQuery,
   GitBranches,
   GitCommitRequest,
   GitCommitResult,
@@ -46,6 +48,9 @@ import {
   ReplaceRequest,
   SaveRequest,
   TextQuery,
+  WindowSession,
+  WindowSignedOut,
+  WindowSignInRequest,
 } from './local-resources.ts';
 
 /** The local API's rate limit budgets (requests per minute, for the server as a whole). */
@@ -80,6 +85,7 @@ export const LOCAL_TAGS = {
   Git: "The workspace's repository, with real git.",
   Events: 'The event stream (a WebSocket), and tickets that let a browser page open it.',
   Webhooks: 'The delivery log of the webhooks set in settings.json.',
+  Window: "The window's sign-in (a session cookie and its CSRF value) and the workspace's files as its tree shows them.",
 } as const;
 export type LocalTag = keyof typeof LOCAL_TAGS;
 
@@ -507,6 +513,58 @@ export const listWebhookDeliveries = defineRoute({
   errors: ['store_unavailable'],
 });
 
+// ---- the window ----------------------------------------------------------------------------
+
+export const startWindowSession = defineRoute({
+  id: 'startWindowSession',
+  method: 'POST',
+  path: '/api/session',
+  summary: 'Sign the window in',
+  description:
+    'Trades a one-time code (from the link `loom serve --open` opens; single use, 60 seconds) or the API token for a session: an HttpOnly, SameSite=Strict cookie, and the CSRF value to send in `X-Loom-CSRF` with every state-changing request made with it. A used, expired or wrong code is 401.',
+  tag: 'Window',
+  request: { body: WindowSignInRequest },
+  success: { status: 200, description: 'Signed in; the cookie is set.', schema: WindowSession },
+  access: 'public',
+  errors: [],
+});
+
+export const getWindowSession = defineRoute({
+  id: 'getWindowSession',
+  method: 'GET',
+  path: '/api/session',
+  summary: "The window's session",
+  description: "The CSRF value of the session the request's cookie names (a reloaded page asks for it again). Without a live session cookie, 401.",
+  tag: 'Window',
+  request: {},
+  success: { status: 200, description: 'The session.', schema: WindowSession },
+  errors: [],
+});
+
+export const endWindowSession = defineRoute({
+  id: 'endWindowSession',
+  method: 'POST',
+  path: '/api/session/end',
+  summary: 'Sign the window out',
+  description: "Ends the session the request's cookie names and clears the cookie.",
+  tag: 'Window',
+  request: {},
+  success: { status: 200, description: 'Signed out.', schema: WindowSignedOut },
+  errors: [],
+});
+
+export const listFolder = defineRoute({
+  id: 'listFolder',
+  method: 'GET',
+  path: '/api/files',
+  summary: 'A folder of the workspace',
+  description: "The files and folders in a folder of the workspace (the window's file tree), `.git` and `.loom` left out.",
+  tag: 'Window',
+  request: { query: FolderQuery },
+  success: { status: 200, description: 'The folder.', schema: FolderListing },
+  errors: ['protected_path', ...FILE_ERRORS],
+});
+
 /** Every route, in the order of the documentation. */
 export const localRoutes = [
   getHealth,
@@ -535,6 +593,10 @@ export const localRoutes = [
   issueEventTicket,
   openEventStream,
   listWebhookDeliveries,
+  startWindowSession,
+  getWindowSession,
+  endWindowSession,
+  listFolder,
 ] as const;
 
 export type AnyLocalRoute = (typeof localRoutes)[number];

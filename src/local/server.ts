@@ -46,6 +46,8 @@ export interface RunningLocal {
   settings: LiveSettings;
   /** The workspace's agent tasks. */
   agents: AgentManager;
+  /** A one-time link that signs the window in (single use, 60 s): `loom serve --open` opens it. */
+  signInLink(): string;
   close(): Promise<void>;
 }
 
@@ -132,6 +134,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
         startedAt: clock.now(),
         events: bus,
         documents,
+        paths,
         git: new GitWorkspace({ root: paths.root }),
         completion: engine,
         webhooks: outbox,
@@ -170,6 +173,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
       openConnections: () => new Promise((resolve, reject) => built.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
       settings,
       agents,
+      signInLink: () => `http://127.0.0.1:${port}/?code=${built.signIn.mintCode()}`,
       close: () => resources.close(),
     };
   });

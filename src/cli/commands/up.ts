@@ -3,12 +3,13 @@ import { startHosted } from '../../hosted/server.ts';
 import { startLocal } from '../../local/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { closeOnSignal, printStarted, SERVER_SETTINGS } from './hosted.ts';
-import { printLocal } from './serve.ts';
+import { openLocalWindow, printLocal } from './serve.ts';
 
 /** `loom up`: everything Loom runs on one machine, with embedded defaults. */
 export function upCommand(): Command {
   const command = new Command('up').description('start Loom on this machine with embedded defaults: the hosted API and the local API (npm start runs this)');
-  return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (_options, self: Command) => {
+  command.option('--open', "open the desktop app's window in your browser, signed in by a one-time link");
+  return addSettingOptions(command, [...SERVER_SETTINGS, 'workspace', 'configDir']).action(async (options: { open?: boolean }, self: Command) => {
     const config = configFromOptions(self);
     const local = await startLocal(config);
     // One machine, one user: unless a corpus is configured, the hosted tab completion serves
@@ -20,5 +21,6 @@ export function upCommand(): Command {
     printStarted(hosted);
     printLocal(local);
     closeOnSignal([local, hosted]);
+    if (options.open) await openLocalWindow(local);
   });
 }

@@ -209,14 +209,18 @@ export class Documents {
       return Promise.resolve();
     }
     const change = changedRange(document.buffer.getText(), text);
-    if (change) {
-      document.buffer.replace(change.start, change.end - change.start, change.text);
-      if (document.cursor >= change.end) document.cursor += change.text.length - (change.end - change.start);
-      else if (document.cursor > change.start) document.cursor = change.start;
-      document.version += 1;
-      this.changed(document);
-    }
-    return this.save(document.path).then(() => undefined);
+    if (!change) return this.save(document.path).then(() => undefined);
+    const from = this.position(document, change.start);
+    const to = this.position(document, change.end);
+    document.buffer.replace(change.start, change.end - change.start, change.text);
+    if (document.cursor >= change.end) document.cursor += change.text.length - (change.end - change.start);
+    else if (document.cursor > change.start) document.cursor = change.start;
+    document.version += 1;
+    this.changed(document);
+    // Both started now: the change is numbered before the save, and the file is written before this returns.
+    const changed = this.events.emit('file:change', { path: document.path, version: document.version, from, to, text: change.text });
+    const saved = this.save(document.path);
+    return Promise.all([changed, saved]).then(() => undefined);
   }
 
   /**
@@ -229,12 +233,19 @@ export class Documents {
     if (this.activePath === key) this.activePath = [...this.open.keys()].at(-1);
   }
 
-  private edit(document: Document, start: number, end: number, text: string): EditResult {
+  /**
+   * Applies an edit and emits file:change with the replaced range as it was before the edit, so
+   * a client holding the previous version (the window) can apply the same change to its copy.
+   */
+  private async edit(document: Document, start: number, end: number, text: string): Promise<EditResult> {
     const buffer = document.buffer;
+    const from = this.position(document, start);
+    const to = this.position(document, end);
     buffer.replace(start, end - start, text);
     document.cursor = start + text.length;
     document.version += 1;
     this.changed(document);
+    await this.events.emit('file:change', { path: document.path, version: document.version, from, to, text });
     return {
       path: document.path,
       version: document.version,
