@@ -34,6 +34,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Loom</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/window.css">
 <script type="module" src="/window.js"></script>
 </head>
@@ -43,6 +44,10 @@ const PAGE = `<!doctype html>
 </body>
 </html>
 `;
+
+/** A loom's warp and weft. */
+const ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f6feb"/><path d="M4 3v10M8 3v10M12 3v10M2 6h12M2 10h12" stroke="#fff" stroke-width="1.4"/></svg>';
 
 function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
@@ -54,7 +59,7 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * Registers `/`, `/window.js` and `/window.css`. The bundle is checked (and built when missing
+ * Registers `/`, `/window.js`, `/window.css` and `/favicon.svg`. The bundle is checked (and built when missing
  * or stale) on the first request for one of them, not at start: a server nobody opens a window
  * on never pays for it.
  *
@@ -83,6 +88,9 @@ export async function registerWindowPage(app: FastifyInstance, options: WindowPa
       const body = fs.readFileSync(path.join(paths.output, name));
       return securityHeaders(reply).header('cache-control', 'no-cache').type(type).send(body);
     });
+  app.get('/favicon.svg', { config }, async (_request, reply) =>
+    securityHeaders(reply).header('cache-control', 'max-age=86400').type('image/svg+xml').send(ICON),
+  );
   file('window.js', 'text/javascript; charset=utf-8');
   file('window.css', 'text/css; charset=utf-8');
 }

@@ -1,0 +1,198 @@
+// The window end to end in a real browser (Debian's chromium, driven by playwright-core),
+// against the real local server (startLocal) with settings.json pointing completion and agents
+// at the scripted OpenAI-compatible server: sign in through the one-time link, open a file from
+// the tree, type, see ghost text, keep it by typing its characters, accept it with Tab; an
+// insert made over HTTP (as curl would) appears live in the right place and leaves the cursor
+// on its text; save with Ctrl+S; commit from the git panel; run an agent task and see its diff.
+// Screenshots go to docs/images/ (the README shows them).
+// Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { calls, MATH, says } from '../core/agents/support.ts';
+import { startTestLocal, type TestLocal } from '../support/local.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
+import { waitFor } from '../support/wait.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
+const available = fs.existsSync(CHROMIUM);
+if (!available) {
+  const notice = `${CHROMIUM} is missing: the browser test of the window is skipped (apt-get install chromium).`;
+  if (process.env.CI === 'true') throw new Error(`${notice.replace(' is skipped', ' cannot run')} CI must install it (.ci/run).`);
+  console.log(`NOTICE: ${notice}`);
+}
+
+const TOKEN = 'loom_window_test_token_0123456789abcdef';
+const CALC = 'export function mul(a: number, b: number): number {\n  \n}\n';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_SYSTEM: '/dev/null' } }).trim();
+}
+
+describe('the window in a browser', { skip: !available && 'chromium is not installed' }, () => {
+  let browser: Browser;
+  let page: Page;
+  let local: TestLocal;
+  let fake: FakeOpenAi;
+  const problems: string[] = [];
+
+  before(async () => {
+    // Completion: the scripted server's FIM answer; the stop rules keep its first line.
+    fake = await startFakeOpenAi({ fimText: ' * b;\n' });
+    local = await startTestLocal({
+      files: { 'src/calc.ts': CALC, 'src/math.ts': MATH, 'README.md': '# demo\n' },
+      settings: { apiToken: TOKEN, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder' } } },
+    });
+    git(local.workspace, 'init', '--initial-branch=main');
+    git(local.workspace, 'config', 'user.name', 'Window Test');
+    git(local.workspace, 'config', 'user.email', 'window@example.com');
+    git(local.workspace, 'add', '-A');
+    git(local.workspace, 'commit', '-m', 'start');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    page = await context.newPage();
+    // A guard against hangs, not a measurement: a loaded machine can be slow to render.
+    page.setDefaultTimeout(60_000);
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await local?.close();
+    await fake?.close();
+  });
+
+  const serverText = async () => (await local.request('GET', '/api/editor/text?path=src/calc.ts')).json.text as string;
+  const lines = () => page.locator('.cm-content .cm-line').allTextContents();
+
+  it('signs in through the one-time link, without the code staying anywhere', async () => {
+    const link = local.signInLink();
+    await page.goto(link);
+    await page.locator('body[data-ready="true"]').waitFor();
+    assert.equal(page.url(), `${local.url}/`, 'the code is gone from the address bar');
+    const [cookie] = await page.context().cookies(local.url);
+    assert.equal(cookie?.name, `loom_window_${local.port}`);
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(cookie.path, '/');
+    assert.equal(await page.evaluate(() => document.cookie), '', 'no script can read the session cookie');
+    const source = await (await fetch(`${local.url}/`, { headers: { cookie: `${cookie.name}=${cookie.value}` } })).text();
+    assert.ok(!source.includes(TOKEN) && !source.includes(cookie.value), 'the page source holds no secret');
+    // The link was single use.
+    const again = await fetch(`${local.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: new URL(link).searchParams.get('code') }),
+    });
+    assert.equal(again.status, 401);
+    await page.locator('#status-events.online').waitFor();
+  });
+
+  it('opens a file, shows ghost text, keeps it while its characters are typed, accepts it with Tab', async () => {
+    await page.locator('.tree-item.folder[data-path="src"]').click();
+    await page.locator('.tree-item.file[data-path="src/calc.ts"]').click();
+    await page.locator('.tab.active[data-path="src/calc.ts"]').waitFor();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    await page.keyboard.type('return a', { delay: 20 });
+    const ghost = page.locator('.cm-ghost-text');
+    await ghost.waitFor();
+    assert.equal(await ghost.textContent(), ' * b;');
+    await page.screenshot({ path: path.join(IMAGES, 'ghost-text.png'), clip: { x: 0, y: 0, width: 760, height: 180 } });
+    assert.match((await page.locator('#status-completion').textContent()) ?? '', /completion: \d+ ms \(server \d+ ms, /);
+    await page.keyboard.type(' ');
+    assert.equal(await ghost.textContent(), '* b;', 'typing its first character keeps the rest');
+    await page.keyboard.press('Tab');
+    await waitFor(async () => (await lines())[1] === '  return a * b;', undefined, 'the accepted suggestion');
+    assert.equal(await ghost.count(), 0);
+    await page.locator('.tab.dirty[data-path="src/calc.ts"]').waitFor();
+    // The edits reach the server's document.
+    await waitFor(async () => (await serverText()).includes('  return a * b;\n'), undefined, 'the edit on the server');
+  });
+
+  it('shows an insert made over HTTP at once, in its place, the cursor staying on its text', async () => {
+    assert.equal(await page.locator('#status-position').textContent(), 'Ln 2, Col 16');
+    const inserted = await fetch(`${local.url}/api/editor/insert`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: 'src/calc.ts', text: '// multiplies\n', line: 1, column: 1 }),
+    });
+    assert.equal(inserted.status, 200);
+    await waitFor(async () => (await lines())[0] === '// multiplies', undefined, 'the insert in the window');
+    assert.deepEqual((await lines()).slice(0, 4), ['// multiplies', 'export function mul(a: number, b: number): number {', '  return a * b;', '}']);
+    assert.equal(await page.locator('#status-position').textContent(), 'Ln 3, Col 16', 'the cursor moved with its text');
+    // Typing goes on where the cursor is.
+    await page.keyboard.type(' // ok');
+    await waitFor(async () => (await lines())[2] === '  return a * b; // ok', undefined, 'typing after the insert');
+  });
+
+  it('saves with Ctrl+S', async () => {
+    await page.keyboard.press('Control+s');
+    await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
+    assert.equal(
+      fs.readFileSync(path.join(local.workspace, 'src/calc.ts'), 'utf8'),
+      '// multiplies\nexport function mul(a: number, b: number): number {\n  return a * b; // ok\n}\n',
+    );
+    await page.locator('.git-files').waitFor();
+    await page.screenshot({ path: path.join(IMAGES, 'window.png') });
+  });
+
+  it('commits from the git panel', async () => {
+    await page.locator('#commit-message').fill('Multiply');
+    await page.locator('#git-commit').click();
+    await page.locator('.git-result', { hasText: 'Committed' }).waitFor();
+    await page.locator('#git-clean').waitFor();
+    assert.equal(git(local.workspace, 'log', '-1', '--format=%s'), 'Multiply');
+    assert.equal(git(local.workspace, 'status', '--porcelain'), '');
+  });
+
+  it('runs an agent task on the scripted model and shows its diff', async () => {
+    fake.chat.queue(
+      calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]),
+      says('Swapped the operands of add.'),
+    );
+    await page.locator('#panel-agents').click();
+    await page.locator('#agent-task').fill('Swap the operands in add');
+    await page.locator('#agent-files').fill('src/math.ts');
+    await page.locator('#agent-run').click();
+    const diff = page.locator('.agent-changes .diff');
+    await diff.waitFor();
+    assert.match((await diff.textContent()) ?? '', /-  return a \+ b;\n\+  return b \+ a;/);
+    await page.locator('#agent-state', { hasText: 'completed' }).waitFor();
+    assert.match((await page.locator('.agent-steps').textContent()) ?? '', /edit_file/);
+    assert.match(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), /return b \+ a;/);
+    await page.screenshot({ path: path.join(IMAGES, 'agent-panel.png') });
+  });
+
+  it('lists the built-in commands in the palette (Ctrl+Shift+P) and runs one', async () => {
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Shift+P');
+    await page.locator('.palette-input').waitFor();
+    await page.keyboard.type('view notif');
+    await page.locator('.palette-item.chosen', { hasText: 'View: Notifications' }).waitFor();
+    await page.screenshot({ path: path.join(IMAGES, 'palette.png') });
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-panel').waitFor();
+    assert.deepEqual(problems, []);
+  });
+});
