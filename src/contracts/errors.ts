@@ -82,7 +82,7 @@ export const ERROR_CODES = {
   repository_busy: { status: 409, surfaces: LOCAL, meaning: 'Git: another git process holds the repository lock (index.lock); try again.' },
   revert_conflict: { status: 409, surfaces: LOCAL, meaning: 'Agents: files a task changed are no longer as it left them (edited since, or being changed by another task); `files` names them and nothing was reverted.' },
   unknown_model: { status: 400, surfaces: BOTH, meaning: 'The request names a model this server does not serve; the hint lists those it does.' },
-  rate_limited: { status: 429, surfaces: BOTH, meaning: 'Too many requests; wait `Retry-After` seconds.' },
+  rate_limited: { status: 429, surfaces: BOTH, meaning: 'Too many requests; wait `Retry-After` seconds.', meaningOn: { local: 'Too many requests; wait `Retry-After` seconds. Also a 6th agent task while 5 run (`retryAfter`: when the first is expected to end).' } },
   too_many_connections: { status: 429, surfaces: BOTH, meaning: 'The client address already holds `http.maxConnectionsPerClient` connections and none is idle; this one is closed.' },
   internal_error: { status: 500, surfaces: BOTH, meaning: 'An unexpected failure inside Loom; it is logged with its stack on the server.' },
   git_failed: { status: 500, surfaces: LOCAL, meaning: "Git: git failed in a way Loom does not recognise; git's own words are in the message." },

@@ -4,6 +4,7 @@
 // (scripts/generated-tables.ts);
 // test/local/reference-docs.test.ts fails when the file and the table disagree.
 import type { TSchema } from 'typebox';
+import { codesOf, ERROR_CODES, meaningOn } from '../contracts/errors.ts';
 import { localCode } from '../contracts/local-resources.ts';
 import { LOCAL_TAGS, localRoutes, type LocalRoute, type LocalTag } from '../contracts/local-routes.ts';
 
@@ -17,12 +18,20 @@ type Schema = {
 
 const routes = localRoutes as readonly LocalRoute[];
 
-/** Every generated table, by its marker name: one per tag, and `routes`, the summary of every route. */
+/** Every generated table, by its marker name: one per tag, `routes` (the summary of every route) and `errors` (every local code). */
 export function localApiTables(): Map<string, string> {
   const tables = new Map<string, string>();
   for (const tag of Object.keys(LOCAL_TAGS) as LocalTag[]) tables.set(tag.toLowerCase(), areaTable(routes.filter((route) => route.tag === tag)));
   tables.set('routes', summaryTable());
+  tables.set('errors', errorsTable());
   return tables;
+}
+
+/** Every code the local API answers with, by status (as docs/api.md lists the hosted ones). */
+function errorsTable(): string {
+  const codes = codesOf('local').sort((a, b) => ERROR_CODES[a].status - ERROR_CODES[b].status);
+  const rows = codes.map((code) => [localCode(code), String(ERROR_CODES[code].status), meaningOn(code, 'local')]);
+  return table(['Code', 'Status', 'Meaning'], rows);
 }
 
 function areaTable(area: readonly LocalRoute[]): string {

@@ -1,13 +1,16 @@
 // POST /api/v1/tab/complete end to end: auth as the spec's table says, validation, the
 // builtin engine's answers, and each provider's failure as a clear error (never a hang).
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
+import { captureLog } from '../support/log-lines.ts';
 import { assertError, bearer, registerClient, signedInUser, signInWithCode } from '../support/oauth.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { tempModelDir, writeNotGguf, writeTinyGguf } from '../support/tiny-gguf.ts';
+import { waitFor } from '../support/wait.ts';
 
 const loader = (name: string) =>
   `export async function load${name}(url: string) {\n  const result = await fetchJson(url, { method: 'POST', headers: jsonHeaders });\n  return result.items.map((item) => normalize${name}(item));\n}\n`;
@@ -194,5 +197,32 @@ describe('tabComplete with other providers', () => {
       await fake.close();
       await assertError(await complete(hosted, failing, bearer(key)), 503, 'model_unavailable');
     });
+  });
+});
+
+describe('tabComplete whose client goes away', () => {
+  it('stops the model call, answers nothing and logs 499', async (t) => {
+    const fake = await startFakeOpenAi({ holdAfterChunks: 0 });
+    t.after(() => fake.close());
+    const log = captureLog();
+    const hosted = await startTestHosted({ log, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'coder-7b', fim: 'auto' } } });
+    t.after(() => hosted.close());
+    const key = (await hosted.identity.apiKeys.create((await signedInUser(hosted, 'gone@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
+    const { port, hostname } = new URL(hosted.url);
+    const request = http.request({
+      host: hostname,
+      port,
+      method: 'POST',
+      path: '/api/v1/tab/complete',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+    });
+    request.on('error', () => {});
+    request.end(JSON.stringify(cursor));
+    await fake.nextHold();
+    const cut = fake.nextCut();
+    request.destroy();
+    await cut; // the server hung up on the model it no longer needs
+    await waitFor(() => log.lines().some((line) => line.route === '/api/v1/tab/complete' && line.status === 499), undefined, 'a 499 line');
+    assert.ok(!log.lines().some((line) => (line.level as number) >= 50), 'no error logged');
   });
 });

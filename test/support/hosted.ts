@@ -1,6 +1,6 @@
 // Starts the hosted server on 127.0.0.1:0 through startHosted, the function `loom hosted` uses,
 // from a config file of the test's settings: a fresh SQLite (or a given PostgreSQL) store, a
-// manual clock and no logs, for tests that talk to it over HTTP.
+// manual clock and no logs unless asked, for tests that talk to it over HTTP.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import type { CompletionEngine } from '../../src/core/completion/engine.ts';
 import type { Identity } from '../../src/core/identity/index.ts';
 import type { ReleaseChecker } from '../../src/core/releases/release-checker.ts';
 import { startHosted } from '../../src/hosted/server.ts';
+import type { LogDestination } from '../../src/http/log-destination.ts';
 import type { Store } from '../../src/store/index.ts';
 import { testConfig } from './config.ts';
 import { COMPLETION_TIME_LIMIT_MS } from './wait.ts';
@@ -45,6 +46,8 @@ export interface TestHostedOptions {
   /** Time a sign-in provider has to answer each call (10 s by default). */
   signInTimeoutMs?: number;
   clock?: ManualClock;
+  /** Log at `info` into this (see support/log-lines.ts); no log by default. */
+  log?: LogDestination;
 }
 
 export interface TestHosted {
@@ -66,7 +69,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
   const config = testConfig(dataDir, {
     dataDir,
     hosted: { port: 0, host: '127.0.0.1' },
-    logLevel: 'silent',
+    logLevel: options.log ? 'info' : 'silent',
     publicUrl: options.publicUrl,
     authUrl: options.authUrl,
     databaseUrl: options.databaseUrl,
@@ -93,6 +96,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     builtinModel: options.builtinModel,
     redisPrefix: options.redisPrefix,
     signInTimeoutMs: options.signInTimeoutMs,
+    logDestination: options.log,
   }).catch((error: unknown) => {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;

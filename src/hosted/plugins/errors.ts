@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.ts';
 import { trackAllowedMethods } from '../../http/allowed-methods.ts';
+import { answeredNobody } from '../../http/client-gone.ts';
 import { describeError, errorBody } from '../../http/errors.ts';
 import { rawAnswers, type RawAnswers } from '../../http/raw-answers.ts';
 import { requestPath } from '../../http/request-framing.ts';
@@ -61,6 +62,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   const allowedMethods = trackAllowedMethods(app);
 
   app.setErrorHandler((error, request, reply) => {
+    if (answeredNobody(request, reply)) return;
     const { status, body, internal } = describeError(error);
     if (internal) request.log.error({ err: error }, 'unhandled error');
     // RFC 6749 §5.2: a failed Basic client authentication answers with the Basic challenge.

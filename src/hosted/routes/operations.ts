@@ -6,6 +6,7 @@ import { API_PREFIX, DEPRECATED_PREFIX, DOCS_MIRROR_PREFIX, type ApiVersion } fr
 import { LoomError } from '../../core/errors.ts';
 import type { TokenService } from '../../core/identity/tokens.ts';
 import type { ServiceUrls } from '../../core/urls.ts';
+import { answeredNobody } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
 import { RequestContext } from './handler-context.ts';
@@ -65,6 +66,8 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       config: { deprecatedAlias: mount?.deprecated === true, prepareOperation: prepare(operation, tokens, urls) },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const output = await handler({ params: request.params, query: request.query, body: request.body }, new RequestContext(request, reply));
+        // Done, but for a client that has gone: there is no one to answer.
+        if (answeredNobody(request, reply)) return reply;
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         if (operation.success.status === 302) {
           const { location, setCookies } = output as { location: string; setCookies?: string[] };
