@@ -8,6 +8,7 @@ import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
+import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
@@ -32,6 +33,9 @@ export function buildProgram(): Command {
     .addCommand(modelsCommand())
     .addCommand(completeCommand())
     .addCommand(agentCommand())
+    .addCommand(extensionCommand())
+    .addCommand(commandsCommand())
+    .addCommand(runCommandCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

@@ -41,6 +41,8 @@ export interface LoomConfig {
   completion: CompletionConfig;
   /** Default budgets of agent tasks; the desktop app's settings.json may override them (`agents.*`). */
   agents: AgentsConfig;
+  /** Limits of the extension host's processes (docs/extensions.md). */
+  extensions: { commandTimeoutMs: number; memoryLimitMb: number };
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -141,6 +143,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
     },
+    extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
   };
 }
 

@@ -335,6 +335,22 @@ export const SETTINGS = [
       "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
   },
   {
+    key: 'extensions.commandTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    env: ['LOOM_EXTENSIONS_COMMAND_TIMEOUT_MS'],
+    default: 10_000,
+    description:
+      "Time an extension's command may take before it answers 504 EXTENSION_TIMEOUT; an extension whose process no longer answers at all then (an endless loop) is stopped.",
+  },
+  {
+    key: 'extensions.memoryLimitMb',
+    kind: { type: 'integer', min: 16, max: 16_384 },
+    env: ['LOOM_EXTENSIONS_MEMORY_LIMIT_MB'],
+    default: 256,
+    description:
+      "The JavaScript heap each extension's process may grow to (`--max-old-space-size`); one that needs more is stopped and its commands answer EXTENSION_FAILED.",
+  },
+  {
     key: 'bodyLimit',
     kind: { type: 'integer', min: 1024, max: 100 * 1024 * 1024 },
     env: ['LOOM_BODY_LIMIT'],

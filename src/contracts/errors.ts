@@ -67,7 +67,10 @@ export const ERROR_CODES = {
   file_system_error: { status: 409, surfaces: LOCAL, meaning: 'The file system refused the operation for another reason; its error code is in the message; nothing was changed.' },
   invalid_ref: { status: 400, surfaces: LOCAL, meaning: 'Git: a branch or remote name is not valid (git check-ref-format rules; never starting with "-").' },
   protocol_not_allowed: { status: 403, surfaces: LOCAL, meaning: "Git: the remote's URL uses a transport Loom never runs (ext::)." },
+  workspace_untrusted: { status: 403, surfaces: LOCAL, meaning: "The command belongs to an extension of this workspace, and the workspace is not trusted: its extensions never run until the user trusts it (`loom extension trust`, or `POST /api/workspace/trust`)." },
   unknown_branch: { status: 404, surfaces: LOCAL, meaning: 'Git: no such branch here or on the remote, or the branch has no commit yet.' },
+  unknown_command: { status: 404, surfaces: LOCAL, meaning: 'No extension contributes or registered a command of that name (`GET /api/commands` lists them).' },
+  unknown_extension: { status: 404, surfaces: LOCAL, meaning: 'No extension of that name was found (`GET /api/extensions` lists them).' },
   no_workspace: { status: 409, surfaces: LOCAL, meaning: 'No workspace folder is open, or it no longer exists.' },
   not_a_repository: { status: 409, surfaces: LOCAL, meaning: 'Git: the workspace folder is not inside a git repository (or git refuses it: safe.directory).' },
   detached_head: { status: 409, surfaces: LOCAL, meaning: 'Git: HEAD is not on a branch; push and pull need one.' },
@@ -90,11 +93,13 @@ export const ERROR_CODES = {
   remote_auth_failed: { status: 502, surfaces: LOCAL, meaning: 'Git: the remote wants credentials that git does not have; Loom never prompts for them.' },
   remote_unavailable: { status: 502, surfaces: LOCAL, meaning: 'Git: the remote could not be reached, timed out, or has no repository at its URL.' },
   model_failed: { status: 502, surfaces: BOTH, meaning: 'The model provider answered with an error (an OpenAI-compatible server refused the request or sent something unreadable).' },
+  extension_failed: { status: 502, surfaces: LOCAL, meaning: 'The extension behind the command threw, crashed, ran out of memory or could not start; the message says which. Its process is its own: the server is unharmed. Restart it with `POST /api/extensions/{name}/restart` (`loom extension restart NAME`).' },
   model_unavailable: { status: 503, surfaces: BOTH, meaning: 'The configured model cannot be used: its file is missing or not a GGUF model, its runtime is not installed, or its server cannot be reached. The hint says what to do.' },
   store_unavailable: { status: 503, surfaces: BOTH, meaning: 'The database could not be reached; nothing was written.', meaningOn: { local: 'The webhook outbox cannot be written; the action was not done.' } },
   git_unavailable: { status: 503, surfaces: LOCAL, meaning: 'Git: git is not installed or not on PATH.' },
   git_timeout: { status: 504, surfaces: LOCAL, meaning: 'Git: a git command ran past its time limit and was stopped.' },
   model_timeout: { status: 504, surfaces: BOTH, meaning: 'The model did not finish within the completion time limit (`completion.timeoutMs`); it was stopped.' },
+  extension_timeout: { status: 504, surfaces: LOCAL, meaning: 'The command did not answer within `extensions.commandTimeoutMs`. An extension whose process stopped answering altogether (an endless loop) is stopped; restart it.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

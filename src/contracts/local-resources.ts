@@ -599,6 +599,81 @@ export const AgentStep = Type.Object(
 
 export const AgentStepLog = Type.Object({ steps: Type.Array(AgentStep, { description: 'In order.' }) }, { title: 'AgentStepLog' });
 
+// ---- extensions ----------------------------------------------------------------------------
+
+const CommandName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'A command, e.g. `wordCount.count`.' });
+const ExtensionName = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,99}$', description: "An extension's name (its package.json `name`)." });
+
+export const NOTIFICATION_LEVELS = ['info', 'warning', 'error'] as const;
+export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+
+export const CommandInfo = Type.Object(
+  {
+    name: Type.String({ description: 'What `POST /api/commands/:name` takes.' }),
+    title: Type.String({
+      description: "What the command palette shows (the manifest's `contributes.commands` title; the name for a command registered at run time).",
+    }),
+    extension: Type.String({ description: 'The extension that provides it.' }),
+  },
+  { title: 'CommandInfo' },
+);
+export type CommandInfo = Static<typeof CommandInfo>;
+
+export const CommandList = Type.Object({ commands: Type.Array(CommandInfo, { description: 'Sorted by name.' }) }, { title: 'CommandList' });
+
+export const CommandParams = Type.Object({ name: CommandName });
+
+export const CommandRunRequest = Type.Object(
+  { args: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100, description: "The handler's arguments, as JSON; none by default." })) },
+  { additionalProperties: false, title: 'CommandRunRequest' },
+);
+
+export const CommandResult = Type.Object(
+  { result: Type.Unknown({ description: 'What the handler returned, as JSON (null for nothing).' }) },
+  { title: 'CommandResult' },
+);
+
+const EXTENSION_STATES = ['inactive', 'starting', 'active', 'failed', 'untrusted'] as const;
+
+export const ExtensionInfo = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String(),
+    title: Type.String({ description: '`displayName`, else the name.' }),
+    scope: StringEnum(['user', 'workspace'] as const, { description: '`user`: from the config folder (trusted); `workspace`: from `.loom/extensions`.' }),
+    dir: Type.String({ description: "The extension's folder." }),
+    state: StringEnum(EXTENSION_STATES, {
+      description:
+        '`inactive`: not started yet (it starts on its first command); `starting`; `active`: its process runs; `failed`: it crashed, threw while activating, ran out of memory or stopped answering (`failure` says which; restart it); `untrusted`: a workspace extension of an untrusted workspace, never run.',
+    }),
+    failure: Type.Optional(Type.String({ description: 'Why it failed.' })),
+    pid: Type.Optional(Type.Integer({ description: 'Its process, while active.' })),
+    commands: Type.Array(Type.String(), { description: 'The commands it contributes or registered.' }),
+  },
+  { title: 'ExtensionInfo' },
+);
+export type ExtensionInfo = Static<typeof ExtensionInfo>;
+
+export const ExtensionList = Type.Object(
+  {
+    workspace: Type.String({ description: 'The workspace folder.' }),
+    workspaceTrusted: Type.Boolean({ description: "Whether the workspace's extensions may run." }),
+    extensions: Type.Array(ExtensionInfo),
+    problems: Type.Array(Type.Object({ dir: Type.String(), message: Type.String() }), {
+      description: 'Folders skipped: an invalid manifest, a name or command taken.',
+    }),
+  },
+  { title: 'ExtensionList' },
+);
+export type ExtensionList = Static<typeof ExtensionList>;
+
+export const ExtensionParams = Type.Object({ name: ExtensionName });
+
+export const WorkspaceTrustRequest = Type.Object(
+  { trusted: Type.Optional(Type.Boolean({ description: 'false stops trusting it (its extensions stop); true by default.' })) },
+  { additionalProperties: false, title: 'WorkspaceTrustRequest' },
+);
+
 // ---- events --------------------------------------------------------------------------------
 
 /** The messages of the `/events` WebSocket: a hello, then one per event. */

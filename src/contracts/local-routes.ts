@@ -22,6 +22,10 @@ import {
   AiCompleteRequest,
   AiCompletion,
   ClosedDocument,
+  CommandList,
+  CommandParams,
+  CommandResult,
+  CommandRunRequest,
   CloseRequest,
   DeliveriesQuery,
   DeliveryLog,
@@ -33,6 +37,9 @@ import {
   EventTicket,
   FolderListing,
   FolderQuery,
+  ExtensionInfo,
+  ExtensionList,
+  ExtensionParams,
   GitBranches,
   GitCommitRequest,
   GitCommitResult,
@@ -51,6 +58,7 @@ import {
   WindowSession,
   WindowSignedOut,
   WindowSignInRequest,
+  WorkspaceTrustRequest,
 } from './local-resources.ts';
 
 /** The local API's rate limit budgets (requests per minute, for the server as a whole). */
@@ -86,6 +94,7 @@ export const LOCAL_TAGS = {
   Events: 'The event stream (a WebSocket), and tickets that let a browser page open it.',
   Webhooks: 'The delivery log of the webhooks set in settings.json.',
   Window: "The window's sign-in (a session cookie and its CSRF value) and the workspace's files as its tree shows them.",
+  Extensions: "Extensions' commands, the extensions themselves (restart, reload), and trusting the workspace to run its own.",
 } as const;
 export type LocalTag = keyof typeof LOCAL_TAGS;
 
@@ -565,6 +574,84 @@ export const listFolder = defineRoute({
   errors: ['protected_path', ...FILE_ERRORS],
 });
 
+// ---- extensions ----------------------------------------------------------------------------
+
+export const listCommands = defineRoute({
+  id: 'listCommands',
+  method: 'GET',
+  path: '/api/commands',
+  summary: "Extensions' commands",
+  description:
+    "Every command an extension contributes (its manifest's `contributes.commands`) or registered, for the command palette. A workspace extension's commands are listed once the workspace is trusted.",
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The commands.', schema: CommandList },
+  errors: [],
+});
+
+export const runCommand = defineRoute({
+  id: 'runCommand',
+  method: 'POST',
+  path: '/api/commands/:name',
+  summary: 'Run a command',
+  description:
+    "Runs an extension's command with JSON arguments and answers its JSON result; its extension is started first when it is not running. A handler that throws is 502 EXTENSION_FAILED (and a notification); one that runs past `extensions.commandTimeoutMs` is 504 EXTENSION_TIMEOUT, and its extension is stopped when its process no longer answers (an endless loop).",
+  tag: 'Extensions',
+  request: { params: CommandParams, body: CommandRunRequest },
+  success: { status: 200, description: "The handler's result.", schema: CommandResult },
+  errors: ['unknown_command', 'workspace_untrusted', 'extension_failed', 'extension_timeout'],
+});
+
+export const listExtensions = defineRoute({
+  id: 'listExtensions',
+  method: 'GET',
+  path: '/api/extensions',
+  summary: 'Extensions',
+  description: "Every extension found (the user's and the workspace's), its state and commands; whether the workspace is trusted; the folders skipped and why.",
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The extensions.', schema: ExtensionList },
+  errors: [],
+});
+
+export const restartExtension = defineRoute({
+  id: 'restartExtension',
+  method: 'POST',
+  path: '/api/extensions/:name/restart',
+  summary: 'Restart an extension',
+  description:
+    'Deactivates the extension (time-limited) and ends its process, then starts it again: the way back after a crash, a memory blow-up or an endless loop. Answers its state; a start that fails again is `failed` with the reason.',
+  tag: 'Extensions',
+  request: { params: ExtensionParams },
+  success: { status: 200, description: 'The extension, restarted.', schema: ExtensionInfo },
+  errors: ['unknown_extension', 'workspace_untrusted'],
+});
+
+export const reloadExtensions = defineRoute({
+  id: 'reloadExtensions',
+  method: 'POST',
+  path: '/api/extensions/reload',
+  summary: 'Reload the extensions',
+  description: 'Deactivates every extension, reads the extension folders again (new, changed and removed ones) and starts those that activate on start-up.',
+  tag: 'Extensions',
+  request: {},
+  success: { status: 200, description: 'The extensions, reloaded.', schema: ExtensionList },
+  errors: [],
+});
+
+export const trustWorkspace = defineRoute({
+  id: 'trustWorkspace',
+  method: 'POST',
+  path: '/api/workspace/trust',
+  summary: 'Trust the workspace',
+  description:
+    "Trusts the workspace to run its own extensions (`.loom/extensions`), remembered in the config folder, and starts them; `{trusted: false}` stops trusting it and stops them. A workspace's extensions never run before this.",
+  tag: 'Extensions',
+  request: { body: WorkspaceTrustRequest },
+  success: { status: 200, description: 'The extensions, as they now are.', schema: ExtensionList },
+  errors: [],
+});
+
 /** Every route, in the order of the documentation. */
 export const localRoutes = [
   getHealth,
@@ -597,6 +684,12 @@ export const localRoutes = [
   getWindowSession,
   endWindowSession,
   listFolder,
+  listCommands,
+  runCommand,
+  listExtensions,
+  restartExtension,
+  reloadExtensions,
+  trustWorkspace,
 ] as const;
 
 export type AnyLocalRoute = (typeof localRoutes)[number];

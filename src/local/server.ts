@@ -19,6 +19,7 @@ import { GitWorkspace } from '../core/git/index.ts';
 import { Documents } from '../core/workspace/documents.ts';
 import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
+import { ExtensionHost } from '../extensions/extension-host.ts';
 import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore } from '../store/index.ts';
 import { buildLocalApp } from './app.ts';
@@ -48,6 +49,8 @@ export interface RunningLocal {
   agents: AgentManager;
   /** A one-time link that signs the window in (single use, 60 s): `loom serve --open` opens it. */
   signInLink(): string;
+  /** The extensions and their processes. */
+  extensions: ExtensionHost;
   close(): Promise<void>;
 }
 
@@ -126,6 +129,20 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     );
     // Tasks a previous run left running end `interrupted` (announced to webhooks like any end).
     await agents.start();
+    // Closed before the app and the store: each extension's deactivate runs (time-limited)
+    // while the documents it may edit and the events it may emit are still there.
+    let logLine: (level: 'info' | 'warn', message: string) => void = () => {};
+    const extensions = resources.push(
+      new ExtensionHost({
+        configDir: config.local.configDir,
+        workspace: paths.root,
+        documents,
+        events: bus,
+        limits: config.extensions,
+        log: { info: (message) => logLine('info', message), warn: (message) => logLine('warn', message) },
+        clock,
+      }),
+    );
     let port = config.local.port;
     const built = await buildLocalApp({
       services: {
@@ -139,6 +156,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
         completion: engine,
         webhooks: outbox,
         agents,
+        extensions,
       },
       token: () => settings.current.apiToken,
       onSettingsChange: (listener) => void settings.onChange(listener),
@@ -159,6 +177,8 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     await built.app.listen({ port, host: 'localhost' });
     deliverer.start();
     learner.start();
+    logLine = (level, message) => built.app.log[level](message);
+    extensions.start();
     const address = built.app.server.address();
     port = typeof address === 'object' && address ? address.port : port;
     return {
@@ -174,6 +194,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
       settings,
       agents,
       signInLink: () => `http://127.0.0.1:${port}/?code=${built.signIn.mintCode()}`,
+      extensions,
       close: () => resources.close(),
     };
   });

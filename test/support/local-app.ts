@@ -17,6 +17,7 @@ import { EventBus } from '../../src/core/events/bus.ts';
 import { GitWorkspace } from '../../src/core/git/index.ts';
 import { WebhookOutbox } from '../../src/core/webhooks/index.ts';
 import { Documents } from '../../src/core/workspace/documents.ts';
+import { ExtensionHost } from '../../src/extensions/extension-host.ts';
 import { WorkspacePaths } from '../../src/core/workspace/paths.ts';
 import { buildLocalApp } from '../../src/local/app.ts';
 import { DEFAULT_LOCAL_LIMITS } from '../../src/local/rate-limit.ts';
@@ -36,7 +37,7 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
   const bus = new EventBus(clock);
   const store = await openStore({ dataDir });
   // The config folder is the empty data folder: defaults only, whatever this machine's user has set.
-  const { completion, agents } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
+  const { completion, agents, extensions } = loadConfig({ env: { LOOM_CONFIG_DIR: dataDir } });
   const engine = createCompletionEngine({ builtin: new BuiltinProvider(new BuiltinModel()), catalog: { models: [] }, modelsDir: dataDir }, () => completion);
   const token = 'loom_test_token_for_the_local_app_0123456789';
   const paths = new WorkspacePaths(workspace);
@@ -63,6 +64,8 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
       completion: engine,
       webhooks: new WebhookOutbox(store.webhooks, clock),
       agents: agentManager,
+      // No extension folder exists here: the host finds none and starts nothing.
+      extensions: new ExtensionHost({ configDir: dataDir, workspace, documents, events: bus, limits: extensions }),
     },
     token: () => token,
     limits: () => DEFAULT_LOCAL_LIMITS,

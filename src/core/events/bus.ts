@@ -3,7 +3,17 @@
 // slow consumers keep their own bounded queues.
 import { systemClock, type Clock } from '../clock.ts';
 
-export const EVENT_TYPES = ['file:open', 'file:change', 'file:save', 'ai:complete', 'agent:start', 'agent:step', 'agent:complete', 'git:commit'] as const;
+export const EVENT_TYPES = [
+  'file:open',
+  'file:change',
+  'file:save',
+  'ai:complete',
+  'agent:start',
+  'agent:step',
+  'agent:complete',
+  'git:commit',
+  'notification',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface LoomEvent {

@@ -10,11 +10,13 @@ import type { GitWorkspace } from '../../core/git/index.ts';
 import type { WebhookOutbox } from '../../core/webhooks/index.ts';
 import type { Documents } from '../../core/workspace/documents.ts';
 import type { WorkspacePaths } from '../../core/workspace/paths.ts';
+import type { ExtensionHost } from '../../extensions/extension-host.ts';
 import type { TicketBook } from '../tickets.ts';
 import type { WindowSignIn } from '../window/sign-in.ts';
 import { agentHandlers } from './agents.ts';
 import { aiHandlers } from './ai.ts';
 import { editorHandlers } from './editor.ts';
+import { extensionHandlers } from './extensions.ts';
 import { eventHandlers } from './events.ts';
 import { gitHandlers } from './git.ts';
 import { serviceHandlers } from './service.ts';
@@ -36,6 +38,8 @@ export interface LocalServices {
   completion: CompletionEngine;
   webhooks: WebhookOutbox;
   agents: AgentManager;
+  /** The extensions and their processes. */
+  extensions: ExtensionHost;
 }
 
 /** What the app itself adds for its own routes: the event tickets, the token, the OpenAPI document. */
@@ -79,5 +83,6 @@ export function createLocalHandlers(services: LocalServices, app: LocalAppParts)
     ...eventHandlers(app),
     ...webhookHandlers(services),
     ...windowHandlers(services, app),
+    ...extensionHandlers(services),
   };
 }

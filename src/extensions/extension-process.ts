@@ -1,0 +1,313 @@
+// One extension's process, seen from the server: forked with an IPC channel and a heap limit,
+// talked to in JSON messages (host/host.mjs is the other end). Whatever the extension does — a
+// throw, a crash, an endless loop, a memory blow-up — ends here as a rejected promise or a
+// `failed` callback; nothing it sends is trusted, and nothing waiting on it waits unbounded.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { LoomError } from '../core/errors.ts';
+import type { LoomEvent } from '../core/events/bus.ts';
+import { COMMAND_NAME, type ExtensionManifest } from './manifest.ts';
+
+const HOST_SCRIPT = fileURLToPath(new URL('./host/host.mjs', import.meta.url));
+/** Events sent to an extension and not yet handled by it; past this, new ones are dropped for it (a stuck extension must not grow the server). */
+const MAX_EVENTS_IN_FLIGHT = 64;
+/** Bytes of the extension's stderr kept to tell why it died. */
+const STDERR_TAIL = 8 * 1024;
+/** How long a process that ran past a command's time limit has to answer a ping before it counts as stuck. */
+const PING_GRACE_MS = 2000;
+/** The environment an extension gets: enough to run, none of the server's secrets. */
+const PASSED_ENV = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TMP', 'TEMP', 'SystemRoot', 'TZ'];
+
+export interface ExtensionLimits {
+  /** Time a command (and `activate`, with at least 15 s to start a process) may take. */
+  commandTimeoutMs: number;
+  /** `--max-old-space-size` of the process. */
+  memoryLimitMb: number;
+  /** Time `deactivate` may take before the process is killed. */
+  deactivateTimeoutMs: number;
+}
+
+/** What the process asks of the server, and tells it. */
+export interface ExtensionCallbacks {
+  /** An API call of the extension (notify, activeDocument, getText, insert, replace, executeCommand). */
+  call(method: string, params: Record<string, unknown>): Promise<unknown>;
+  register(command: string): void;
+  unregister(command: string): void;
+  /** The extension wants (true) or no longer wants (false) events. */
+  subscribe(on: boolean): void;
+  /** A line the extension printed or a note about it, for the server's log. */
+  log(message: string): void;
+  /** The process ended or was stopped while it should have been running; `reason` is in words. */
+  failed(reason: string): void;
+}
+
+type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+
+/**
+ * Starts, talks to and stops one extension's process.
+ *
+ * @example
+ *   const process = new ExtensionProcess(manifest, { commandTimeoutMs: 10_000, memoryLimitMb: 256, deactivateTimeoutMs: 2000 }, callbacks);
+ *   await process.start();
+ *   const words = await process.run('wordCount.count', []);
+ *   await process.stop();
+ */
+export class ExtensionProcess {
+  private child?: ChildProcess;
+  private running = false;
+  private stopping = false;
+  private exited?: Promise<void>;
+  private nextId = 1;
+  private readonly runs = new Map<number, Waiter & { timer: NodeJS.Timeout }>();
+  private readonly pings = new Map<number, () => void>();
+  private startWaiter?: Waiter;
+  private deactivateWaiter?: () => void;
+  private eventsInFlight = 0;
+  private subscribed = false;
+  private stderrTail = '';
+  private fatalMessage?: string;
+  /** Why the server stopped it, when it did (a stuck command). */
+  private killReason?: string;
+  /** Events the extension did not get because it was behind. */
+  droppedEvents = 0;
+
+  constructor(
+    private readonly manifest: ExtensionManifest,
+    private readonly limits: ExtensionLimits,
+    private readonly callbacks: ExtensionCallbacks,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Forks the process and activates the extension; rejects with EXTENSION_FAILED when it cannot (the process is then gone). */
+  start(): Promise<void> {
+    const env: Record<string, string> = {};
+    for (const name of PASSED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    const child = fork(HOST_SCRIPT, [], {
+      cwd: this.manifest.dir,
+      env,
+      // Not the server's own flags (tsx's loader, an inspector): a plain node with a heap limit.
+      execArgv: [`--max-old-space-size=${this.limits.memoryLimitMb}`],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(this.onExit(code, signal))));
+    // A fork that fails (no node, no memory) ends like a crash.
+    child.on('error', (error) => this.callbacks.log(`its process failed: ${error.message}`));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.output(chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
+      this.output(chunk);
+    });
+    child.on('message', (message) => this.onMessage(message));
+    const started = new Promise<void>((resolve, reject) => {
+      this.startWaiter = { resolve: () => resolve(), reject };
+    });
+    this.send({ type: 'start', name: this.manifest.name, dir: this.manifest.dir, main: this.manifest.main });
+    const limit = Math.max(this.limits.commandTimeoutMs, 15_000);
+    const timer = setTimeout(() => {
+      this.killReason = `it did not finish activating within ${limit} ms`;
+      child.kill('SIGKILL');
+    }, limit);
+    return started.finally(() => clearTimeout(timer));
+  }
+
+  /** Runs a command; its JSON result, or EXTENSION_FAILED / EXTENSION_TIMEOUT. */
+  run(command: string, args: unknown[]): Promise<unknown> {
+    if (!this.running || !this.child) return Promise.reject(new LoomError('extension_failed', `${this.manifest.name} is not running.`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.runs.delete(id);
+        reject(
+          new LoomError(
+            'extension_timeout',
+            `${command} (extension ${this.manifest.name}) did not answer within ${this.limits.commandTimeoutMs} ms.`,
+            'A command that takes longer should answer at once and report later with showNotification.',
+          ),
+        );
+        void this.checkAlive(command);
+      }, this.limits.commandTimeoutMs);
+      this.runs.set(id, { resolve, reject, timer });
+      if (!this.send({ type: 'run', id, command, args })) {
+        clearTimeout(timer);
+        this.runs.delete(id);
+        reject(new LoomError('extension_failed', `${this.manifest.name} is not running.`));
+      }
+    });
+  }
+
+  /** Passes a server event, unless the extension does not listen or is too far behind. */
+  deliver(event: LoomEvent): void {
+    if (!this.running || !this.subscribed || !this.child?.connected) return;
+    if (this.eventsInFlight >= MAX_EVENTS_IN_FLIGHT) {
+      this.droppedEvents++;
+      return;
+    }
+    this.eventsInFlight++;
+    this.send({ type: 'event', event });
+  }
+
+  /** Deactivates the extension (time-limited), then ends its process. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.exited) return;
+    if (this.running && child.connected) {
+      this.stopping = true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.limits.deactivateTimeoutMs);
+        this.deactivateWaiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.send({ type: 'deactivate', id: 0 });
+      });
+    }
+    this.stopping = true;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** After a command's time limit: a process that does not even answer a ping is stuck (an endless loop), and is stopped. */
+  private async checkAlive(command: string): Promise<void> {
+    const child = this.child;
+    if (!this.running || !child?.connected) return;
+    const id = this.nextId++;
+    const answered = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pings.delete(id);
+        resolve(false);
+      }, PING_GRACE_MS);
+      this.pings.set(id, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.send({ type: 'ping', id });
+    });
+    if (answered || !this.running) return;
+    this.killReason = `it stopped answering while running ${command} (an endless loop?) and was stopped`;
+    child.kill('SIGKILL');
+  }
+
+  /** Sends a message; false when the channel is closed (the process is gone or going). */
+  private send(message: Record<string, unknown>): boolean {
+    const child = this.child;
+    if (!child?.connected) return false;
+    // With a callback, a failed send is an argument, never an 'error' event nobody handles.
+    child.send(message, (error) => {
+      if (error) this.callbacks.log(`a message to it was lost: ${error.message}`);
+    });
+    return true;
+  }
+
+  private output(chunk: string): void {
+    for (const line of chunk.split('\n')) if (line.trim()) this.callbacks.log(line.slice(0, 2000));
+  }
+
+  private onMessage(message: unknown): void {
+    if (typeof message !== 'object' || message === null) return;
+    const m = message as Record<string, unknown>;
+    switch (m.type) {
+      case 'ready':
+        this.running = true;
+        this.startWaiter?.resolve(undefined);
+        this.startWaiter = undefined;
+        return;
+      case 'failed':
+        this.startWaiter?.reject(new LoomError('extension_failed', `${this.manifest.name} failed to activate: ${text(m.message)}`));
+        this.startWaiter = undefined;
+        this.killReason = `it failed to activate: ${text(m.message)}`;
+        this.child?.kill('SIGKILL');
+        return;
+      case 'result': {
+        const waiter = typeof m.id === 'number' ? this.runs.get(m.id) : undefined;
+        if (!waiter) return;
+        this.runs.delete(m.id as number);
+        clearTimeout(waiter.timer);
+        if (m.ok === true) waiter.resolve(m.value ?? null);
+        else waiter.reject(new LoomError('extension_failed', `${this.manifest.name} threw: ${text((m.error as { message?: unknown } | undefined)?.message)}`));
+        return;
+      }
+      case 'call':
+        if (typeof m.id === 'number' && typeof m.method === 'string') void this.answerCall(m.id, m.method, m.params);
+        return;
+      case 'register':
+      case 'unregister':
+        if (typeof m.command === 'string' && COMMAND_NAME.test(m.command)) this.callbacks[m.type](m.command);
+        return;
+      case 'subscribe':
+      case 'unsubscribe':
+        this.subscribed = m.type === 'subscribe';
+        this.callbacks.subscribe(this.subscribed);
+        return;
+      case 'event-done':
+        this.eventsInFlight = Math.max(0, this.eventsInFlight - 1);
+        return;
+      case 'pong':
+        if (typeof m.id === 'number') this.pings.get(m.id)?.();
+        return;
+      case 'deactivated':
+        if (typeof m.error === 'string') this.callbacks.log(`deactivate threw: ${text(m.error)}`);
+        this.deactivateWaiter?.();
+        return;
+      case 'fatal':
+        this.fatalMessage = text(m.message);
+        return;
+      case 'log':
+        this.callbacks.log(text(m.message));
+        return;
+    }
+  }
+
+  private async answerCall(id: number, method: string, params: unknown): Promise<void> {
+    let reply: Record<string, unknown>;
+    try {
+      const value = await this.callbacks.call(method, typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {});
+      reply = { type: 'reply', id, ok: true, value: value ?? null };
+    } catch (error) {
+      const code = error instanceof LoomError ? error.code.toUpperCase() : 'INTERNAL_ERROR';
+      const message = error instanceof LoomError ? error.message : 'The server failed to do it; see its log.';
+      if (!(error instanceof LoomError)) this.callbacks.log(`an API call (${method}) failed inside the server: ${(error as Error).message}`);
+      reply = { type: 'reply', id, ok: false, error: { code, message } };
+    }
+    this.send(reply);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    const wasRunning = this.running;
+    const expected = this.stopping;
+    this.running = false;
+    const reason = this.exitReason(code, signal);
+    const failure = new LoomError('extension_failed', `${this.manifest.name} ${reason}.`, `Restart it: loom extension restart ${this.manifest.name}`);
+    for (const [id, waiter] of this.runs) {
+      clearTimeout(waiter.timer);
+      waiter.reject(failure);
+      this.runs.delete(id);
+    }
+    for (const resolve of this.pings.values()) resolve();
+    this.pings.clear();
+    this.deactivateWaiter?.();
+    if (this.startWaiter) {
+      this.startWaiter.reject(new LoomError('extension_failed', `${this.manifest.name} could not start: ${reason}.`));
+      this.startWaiter = undefined;
+      return;
+    }
+    if (wasRunning && !expected) this.callbacks.failed(reason);
+  }
+
+  private exitReason(code: number | null, signal: NodeJS.Signals | null): string {
+    if (this.killReason) return this.killReason;
+    if (/heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail))
+      return `ran out of memory (its limit is ${this.limits.memoryLimitMb} MB) and was stopped`;
+    if (this.fatalMessage) return `crashed: ${this.fatalMessage}`;
+    if (signal) return `was killed (${signal})`;
+    return `exited (code ${code})`;
+  }
+}
+
+function text(value: unknown): string {
+  return (typeof value === 'string' ? value : 'no message').slice(0, 2000);
+}
