@@ -54,6 +54,12 @@ export default defineConfig(
     languageOptions: { globals: readonly(['process', 'console', 'URL']) },
   },
   {
+    // An example extension in CommonJS, as many extension authors write them (its package.json has no "type").
+    files: ['examples/extensions/word-count/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: readonly(['require', 'module']) },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The dashboard's script runs in the browser.
     files: ['src/hosted/web/assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: readonly(['document', 'window', 'navigator', 'fetch', 'Node']) },
