@@ -3,12 +3,15 @@
 // at the scripted OpenAI-compatible server: sign in through the one-time link, open a file from
 // the tree, type, see ghost text, keep it by typing its characters, accept it with Tab; an
 // insert made over HTTP (as curl would) appears live in the right place and leaves the cursor
-// on its text; save with Ctrl+S; commit from the git panel; run an agent task and see its diff.
+// on its text; save with Ctrl+S; commit from the git panel; run an agent task and see its diff;
+// run an extension's command (the word-count example, installed for the user) from the command
+// palette and see its notification.
 // Screenshots go to docs/images/ (the README shows them).
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -18,7 +21,8 @@ import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const IMAGES = path.join(ROOT, 'docs/images');
 const available = fs.existsSync(CHROMIUM);
 if (!available) {
   const notice = `${CHROMIUM} is missing: the browser test of the window is skipped (apt-get install chromium).`;
@@ -38,12 +42,17 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
   let page: Page;
   let local: TestLocal;
   let fake: FakeOpenAi;
+  let configDir: string;
   const problems: string[] = [];
 
   before(async () => {
     // Completion: the scripted server's FIM answer; the stop rules keep its first line.
     fake = await startFakeOpenAi({ fimText: ' * b;\n' });
+    // The user's own extensions run without trusting the workspace.
+    configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-cfg-'));
+    fs.cpSync(path.join(ROOT, 'examples/extensions/word-count'), path.join(configDir, 'extensions/word-count'), { recursive: true });
     local = await startTestLocal({
+      configDir,
       files: { 'src/calc.ts': CALC, 'src/math.ts': MATH, 'README.md': '# demo\n' },
       settings: { apiToken: TOKEN, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder' } } },
     });
@@ -78,6 +87,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await browser?.close();
     await local?.close();
     await fake?.close();
+    if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
   });
 
   const serverText = async () => (await local.request('GET', '/api/editor/text?path=src/calc.ts')).json.text as string;
@@ -184,15 +194,21 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.screenshot({ path: path.join(IMAGES, 'agent-panel.png') });
   });
 
-  it('lists the built-in commands in the palette (Ctrl+Shift+P) and runs one', async () => {
+  it('lists built-in and extension commands in the palette (Ctrl+Shift+P) and runs an extension command', async () => {
     await page.locator('.cm-content').click();
     await page.keyboard.press('Control+Shift+P');
     await page.locator('.palette-input').waitFor();
-    await page.keyboard.type('view notif');
-    await page.locator('.palette-item.chosen', { hasText: 'View: Notifications' }).waitFor();
+    await page.locator('.palette-item[data-command="loom.save"]').waitFor();
+    await page.keyboard.type('word count');
+    await page.locator('.palette-item.chosen[data-command="wordCount.count"]').waitFor();
     await page.screenshot({ path: path.join(IMAGES, 'palette.png') });
     await page.keyboard.press('Enter');
-    await page.locator('.notifications-panel').waitFor();
+    const toast = page.locator('.toast', { hasText: 'src/calc.ts:' });
+    await toast.waitFor();
+    assert.match((await toast.textContent()) ?? '', /word-count\s*src\/calc\.ts: \d+ words/);
+    await page.screenshot({ path: path.join(IMAGES, 'notification.png') });
+    await page.locator('#panel-notifications').click();
+    await page.locator('.notice-list li', { hasText: 'src/calc.ts:' }).waitFor();
     assert.deepEqual(problems, []);
   });
 });
