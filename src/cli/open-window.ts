@@ -1,8 +1,8 @@
 // Opens the window's one-time sign-in link in the user's browser: as an app-mode window
 // (`--app=URL`: no tabs, no address bar) when a Chromium-family browser is installed, else with
 // the system's opener (xdg-open, open, start). The link is never printed: it signs in whoever
-// opens it first, within 60 seconds. LOOM_BROWSER names a program to use instead (it gets the
-// link as its one argument).
+// opens it first, within 60 seconds. $BROWSER (the variable Python's webbrowser, xdg-utils and
+// git read) names a program to use instead; it gets the link as its one argument.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +43,7 @@ export function windowOpener(
   platform: NodeJS.Platform = process.platform,
   env: NodeJS.ProcessEnv = process.env,
 ): { program: string; args: string[] } {
-  if (env.LOOM_BROWSER) return { program: env.LOOM_BROWSER, args: [url] };
+  if (env.BROWSER) return { program: env.BROWSER, args: [url] };
   for (const browser of APP_MODE_BROWSERS[platform] ?? []) {
     const program = findProgram(browser, env);
     if (program) return { program, args: [`--app=${url}`] };
