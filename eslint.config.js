@@ -8,7 +8,8 @@ import layers from './lint/layers.js';
 const readonly = (names) => Object.fromEntries(names.map((name) => [name, 'readonly']));
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'coverage/', '.loom-data/'] },
+  // dist/: built files (the window's bundle, npm run build:web).
+  { ignores: ['node_modules/', 'coverage/', '.loom-data/', 'dist/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

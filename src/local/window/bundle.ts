@@ -73,6 +73,13 @@ export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDL
   }
 }
 
+/** One line saying why a build failed: esbuild's first error, with where it is. */
+export function buildProblem(error: unknown): string {
+  const first = (error as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors?.[0];
+  if (first) return first.location ? `${first.location.file}:${first.location.line}: ${first.text}` : first.text;
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
 /** Builds the bundle when it is missing or stale; resolves with whether it is there to serve. */
 export async function ensureWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): Promise<{ ready: boolean; problem?: string }> {
   if (!bundleIsStale(paths)) return { ready: true };
@@ -80,7 +87,7 @@ export async function ensureWindowBundle(paths: WindowBundlePaths = DEFAULT_BUND
     await buildWindowBundle(paths);
     return { ready: true };
   } catch (error) {
-    const problem = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    const problem = buildProblem(error);
     // An older bundle still serves (an installation without the sources' dependencies).
     const present = BUNDLE_FILES.every((name) => fs.existsSync(path.join(paths.output, name)));
     return { ready: present, problem };
