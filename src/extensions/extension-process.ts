@@ -56,6 +56,7 @@ export class ExtensionProcess {
   private child?: ChildProcess;
   private running = false;
   private stopping = false;
+  private ended = false;
   private exited?: Promise<void>;
   private nextId = 1;
   private readonly runs = new Map<number, Waiter & { timer: NodeJS.Timeout }>();
@@ -94,9 +95,17 @@ export class ExtensionProcess {
       serialization: 'json',
     });
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(this.onExit(code, signal))));
-    // A fork that fails (no node, no memory) ends like a crash.
-    child.on('error', (error) => this.callbacks.log(`its process failed: ${error.message}`));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve(this.onExit(code, signal)));
+      // A process that could not be made (its folder gone, no memory) never exits: it ends here, like a crash.
+      child.on('error', (error) => {
+        this.callbacks.log(`its process failed: ${error.message}`);
+        if (child.pid === undefined) {
+          this.killReason ??= `its process could not start (${(error as NodeJS.ErrnoException).code ?? error.message})`;
+          resolve(this.onExit(null, null));
+        }
+      });
+    });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.output(chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
@@ -277,6 +286,9 @@ export class ExtensionProcess {
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    // A failed spawn may be told twice ('error', then 'exit').
+    if (this.ended) return;
+    this.ended = true;
     const wasRunning = this.running;
     const expected = this.stopping;
     this.running = false;

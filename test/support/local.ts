@@ -38,6 +38,8 @@ export interface TestLocalOptions {
   http?: Partial<ConnectionLimits>;
   /** Where the server logs, at level info; silent without it. */
   log?: LogDestination;
+  /** Limits of the extension host (`extensions.*` settings). */
+  extensions?: { commandTimeoutMs?: number; memoryLimitMb?: number };
 }
 
 export async function startTestLocal(options: TestLocalOptions = {}): Promise<TestLocal> {
@@ -58,6 +60,7 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
     logLevel: options.log ? 'info' : 'silent',
     completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS },
     http: { maxConnectionsPerClient: 1024, ...options.http },
+    ...(options.extensions ? { extensions: options.extensions } : {}),
   });
   const local = await startLocal(config, clock, { logDestination: options.log });
   return {
