@@ -10,6 +10,7 @@ import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
 import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
 import { hostedCommand } from './commands/hosted.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     .addCommand(extensionCommand())
     .addCommand(commandsCommand())
     .addCommand(runCommandCommand())
+    .addCommand(mcpCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

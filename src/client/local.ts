@@ -124,8 +124,23 @@ export class LocalClient {
   }
 }
 
+/**
+ * The path with its parameters filled in. A value that cannot stand as one path segment is
+ * refused before anything is sent: a missing one, an empty one, and `.` or `..`, which URL
+ * parsing would fold into the segments around them, sending the call to another route (a `%`
+ * is encoded, so no other value spells a dot segment).
+ */
 function fillPath(path: string, params: Record<string, unknown> = {}): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const value = params[name];
+    const segment = typeof value === 'string' || typeof value === 'number' ? encodeURIComponent(String(value)) : '';
+    if (segment === '' || segment === '.' || segment === '..') {
+      throw new LocalApiError(0, 'VALIDATION_ERROR', `Invalid request: params.${name} must be a non-empty name other than "." and "..".`, {
+        details: [{ field: `params.${name}`, message: 'must be a non-empty name other than "." and ".."' }],
+      });
+    }
+    return segment;
+  });
 }
 
 function queryString(query: Record<string, unknown> = {}): string {

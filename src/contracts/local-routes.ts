@@ -124,6 +124,11 @@ export interface LocalRoute<
   emits?: readonly string[];
   /** Error codes the route answers with besides those every route may (see localRouteErrors). */
   errors: readonly ErrorCode[];
+  /**
+   * The route's name as a tool of `loom mcp` (the desktop app over MCP stdio); a route without
+   * one is not a tool. The tool takes the route's input and answers its success schema.
+   */
+  mcpTool?: string;
 }
 
 /** Checks an entry against LocalRoute while keeping its literal types (id, tag, schemas, websocket). */
@@ -209,6 +214,7 @@ export const getActiveFile = defineRoute({
   request: {},
   success: { status: 200, description: 'The active document.', schema: ActiveDocument },
   errors: ['no_active_file'],
+  mcpTool: 'get_active_file',
 });
 
 export const listDocuments = defineRoute({
@@ -221,6 +227,7 @@ export const listDocuments = defineRoute({
   request: {},
   success: { status: 200, description: 'The open documents.', schema: DocumentList },
   errors: [],
+  mcpTool: 'list_documents',
 });
 
 export const getText = defineRoute({
@@ -233,6 +240,7 @@ export const getText = defineRoute({
   request: { query: TextQuery },
   success: { status: 200, description: 'The text.', schema: DocumentText },
   errors: ['no_active_file', ...FILE_ERRORS],
+  mcpTool: 'get_text',
 });
 
 export const openDocument = defineRoute({
@@ -246,6 +254,7 @@ export const openDocument = defineRoute({
   success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
   emits: ['file:open'],
   errors: [...FILE_ERRORS],
+  mcpTool: 'open_file',
 });
 
 export const insertText = defineRoute({
@@ -259,6 +268,7 @@ export const insertText = defineRoute({
   request: { body: InsertRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
   errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'insert_text',
 });
 
 export const replaceText = defineRoute({
@@ -271,6 +281,7 @@ export const replaceText = defineRoute({
   request: { body: ReplaceRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
   errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'replace_text',
 });
 
 export const saveDocument = defineRoute({
@@ -285,6 +296,7 @@ export const saveDocument = defineRoute({
   success: { status: 200, description: "The document's summary (`dirty: false`).", schema: DocumentSummary },
   emits: ['file:save'],
   errors: ['no_active_file', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'save_file',
 });
 
 export const reloadDocument = defineRoute({
@@ -299,6 +311,7 @@ export const reloadDocument = defineRoute({
   success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
   emits: ['file:open'],
   errors: ['no_active_file', ...FILE_ERRORS],
+  mcpTool: 'reload_file',
 });
 
 export const closeDocument = defineRoute({
@@ -312,6 +325,7 @@ export const closeDocument = defineRoute({
   request: { body: CloseRequest },
   success: { status: 200, description: 'The document closed and the one now active.', schema: ClosedDocument },
   errors: ['no_active_file', 'unsaved_changes', ...FILE_ERRORS],
+  mcpTool: 'close_file',
 });
 
 // ---- AI ------------------------------------------------------------------------------------
@@ -330,6 +344,7 @@ export const completeCode = defineRoute({
   limit: 'aiComplete',
   emits: ['ai:complete'],
   errors: [...MODEL_ERRORS],
+  mcpTool: 'complete_code',
 });
 
 // ---- agents --------------------------------------------------------------------------------
@@ -346,6 +361,7 @@ export const runAgent = defineRoute({
   success: { status: 200, description: 'The task runs.', schema: AgentRunStarted },
   emits: ['agent:start'],
   errors: ['unknown_model', 'rate_limited', 'model_unavailable'],
+  mcpTool: 'run_agent',
 });
 
 export const getAgentStatus = defineRoute({
@@ -358,6 +374,7 @@ export const getAgentStatus = defineRoute({
   request: { params: AgentTaskParams },
   success: { status: 200, description: 'The task.', schema: AgentTask },
   errors: [],
+  mcpTool: 'get_agent_status',
 });
 
 export const listAgentTasks = defineRoute({
@@ -370,6 +387,7 @@ export const listAgentTasks = defineRoute({
   request: { query: AgentTasksQuery },
   success: { status: 200, description: 'The tasks.', schema: AgentTaskList },
   errors: [],
+  mcpTool: 'list_agent_tasks',
 });
 
 export const getAgentSteps = defineRoute({
@@ -382,6 +400,7 @@ export const getAgentSteps = defineRoute({
   request: { params: AgentTaskParams, query: AgentStepsQuery },
   success: { status: 200, description: 'The steps.', schema: AgentStepLog },
   errors: [],
+  mcpTool: 'get_agent_steps',
 });
 
 export const cancelAgentTask = defineRoute({
@@ -396,6 +415,7 @@ export const cancelAgentTask = defineRoute({
   success: { status: 200, description: 'The task, ended.', schema: AgentTask },
   emits: ['agent:complete'],
   errors: [],
+  mcpTool: 'cancel_agent_task',
 });
 
 export const revertAgentTask = defineRoute({
@@ -410,6 +430,7 @@ export const revertAgentTask = defineRoute({
   success: { status: 200, description: 'The task, with `revertedAt`.', schema: AgentTask },
   emits: ['agent:complete'],
   errors: ['revert_conflict', ...FILE_ERRORS, ...WRITE_ERRORS],
+  mcpTool: 'revert_agent_task',
 });
 
 // ---- git -----------------------------------------------------------------------------------
@@ -424,6 +445,7 @@ export const getGitStatus = defineRoute({
   request: {},
   success: { status: 200, description: 'The status.', schema: GitStatus },
   errors: [...GIT_ERRORS],
+  mcpTool: 'git_status',
 });
 
 export const listBranches = defineRoute({
@@ -436,6 +458,7 @@ export const listBranches = defineRoute({
   request: {},
   success: { status: 200, description: 'The branches.', schema: GitBranches },
   errors: [...GIT_ERRORS],
+  mcpTool: 'git_branches',
 });
 
 export const commit = defineRoute({
@@ -450,6 +473,7 @@ export const commit = defineRoute({
   success: { status: 200, description: "The commit (also the `git:commit` event's data).", schema: GitCommitResult },
   emits: ['git:commit'],
   errors: [...GIT_ERRORS, ...FILE_ERRORS, 'nothing_to_commit', 'commit_rejected', 'git_conflict', 'merge_in_progress'],
+  mcpTool: 'git_commit',
 });
 
 export const push = defineRoute({
@@ -463,6 +487,7 @@ export const push = defineRoute({
   request: { body: GitSyncRequest },
   success: { status: 200, description: 'What was pushed.', schema: GitPushResult },
   errors: [...GIT_ERRORS, ...SYNC_ERRORS, 'push_rejected'],
+  mcpTool: 'git_push',
 });
 
 export const pull = defineRoute({
@@ -476,6 +501,7 @@ export const pull = defineRoute({
   request: { body: GitSyncRequest },
   success: { status: 200, description: 'What the pull did.', schema: GitPullResult },
   errors: [...GIT_ERRORS, ...SYNC_ERRORS, 'git_conflict', 'merge_in_progress', 'uncommitted_changes', 'unrelated_histories'],
+  mcpTool: 'git_pull',
 });
 
 // ---- events --------------------------------------------------------------------------------

@@ -51,8 +51,9 @@ function summaryTable(): string {
     route.access === 'ticket' ? 'token, or a ticket on the upgrade' : (route.access ?? 'token'),
     route.limit ?? 'default',
     route.errors.length ? [...new Set(route.errors)].map((error) => `\`${localCode(error)}\``).join(', ') : '—',
+    route.mcpTool ? `\`${route.mcpTool}\`` : '—',
   ]);
-  return table(['id', 'Route', 'Access', 'Budget', 'Errors of its own'], rows);
+  return table(['id', 'Route', 'Access', 'Budget', 'Errors of its own', 'MCP tool'], rows);
 }
 
 function input(route: LocalRoute): string {

@@ -67,6 +67,17 @@ describe('the local API client', () => {
     assert.match(unreachable.message, /ECONNREFUSED/);
   });
 
+  it('refuses a path parameter that cannot be one path segment, sending nothing', async () => {
+    for (const taskId of ['', '.', '..', undefined]) {
+      const refused = await failure(client.call('getAgentStatus', { params: { taskId: taskId as string } }));
+      assert.deepEqual([refused.status, refused.code, refused.details?.[0]?.field], [0, 'VALIDATION_ERROR', 'params.taskId'], String(taskId));
+    }
+    // Anything else is encoded into its segment and reaches the route, which judges it.
+    const missing = await failure(client.call('getAgentStatus', { params: { taskId: '../health' } }));
+    assert.deepEqual([missing.status, missing.code], [404, 'NOT_FOUND']);
+    assert.match(missing.message, /task/);
+  });
+
   it('stops a call when its signal aborts', async () => {
     const controller = new AbortController();
     controller.abort();

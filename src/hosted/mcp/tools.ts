@@ -7,7 +7,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
 import type { OperationAuth } from '../../contracts/auth.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
-import { plainSchema } from '../../contracts/schema-helpers.ts';
+import { argumentsByPart, toolInputSchema, toolOutputSchema, type RequestPartKey } from '../../contracts/mcp.ts';
 import { describeError } from '../../http/errors.ts';
 import { jsonValidator, validationFailure } from '../../http/validation.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
@@ -19,7 +19,7 @@ const PARTS = [
   { key: 'body', context: 'body' },
 ] as const;
 
-type PartKey = (typeof PARTS)[number]['key'];
+type PartKey = RequestPartKey;
 type Arguments = Record<string, unknown>;
 
 export interface McpTool {
@@ -38,7 +38,7 @@ export type CallContext = Omit<HandlerContext, 'version'>;
 interface Part {
   key: PartKey;
   context: (typeof PARTS)[number]['context'];
-  schema: TSchema & { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown };
+  schema: TSchema;
   validate: ValidateFunction;
 }
 
@@ -60,7 +60,7 @@ export function buildTools(handlers: Handlers, table: readonly AnyOperation[] = 
     const request = operation.request as Partial<Record<PartKey, TSchema>>;
     const parts: Part[] = PARTS.flatMap(({ key, context }) => {
       const schema = request[key];
-      return schema ? [{ key, context, schema: schema as Part['schema'], validate: ajv.compile(schema) }] : [];
+      return schema ? [{ key, context, schema, validate: ajv.compile(schema) }] : [];
     });
     const handler = handlers[operation.operationId] as (input: unknown, context: HandlerContext) => Promise<unknown>;
     tools.set(name, {
@@ -82,60 +82,24 @@ export function buildTools(handlers: Handlers, table: readonly AnyOperation[] = 
 }
 
 function toolDefinition(name: string, operation: AnyOperation, parts: Part[]): Tool {
-  const output = plainSchema(operation.success.schema);
-  if (output.type !== 'object') throw new Error(`${operation.operationId}: an MCP tool's result must be an object schema`);
   const scopes = (operation.auth as OperationAuth).oauth2 ?? [];
   return {
     name,
     title: operation.summary,
     description: operation.description,
-    inputSchema: inputSchema(operation, parts) as Tool['inputSchema'],
-    outputSchema: output as Tool['outputSchema'],
+    inputSchema: toolInputSchema(operation.operationId, parts) as Tool['inputSchema'],
+    outputSchema: toolOutputSchema(operation.operationId, operation.success.schema) as Tool['outputSchema'],
     // Scopes say what an operation may change: one that needs only read:* scopes changes nothing.
     ...(scopes.length ? { annotations: { title: operation.summary, readOnlyHint: scopes.every((s) => s.startsWith('read:')) } } : {}),
   };
 }
 
-/**
- * The arguments' schema: the one part an operation takes, as it is; none, an empty object; several
- * (path parameters and a body, say), their fields side by side, which therefore must not share a name.
- */
-function inputSchema(operation: AnyOperation, parts: Part[]): Record<string, unknown> {
-  if (parts.length === 0) return { type: 'object', properties: {}, additionalProperties: false };
-  if (parts.length === 1) return plainSchema(parts[0]!.schema);
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  for (const part of parts) {
-    for (const [field, schema] of Object.entries(part.schema.properties ?? {})) {
-      if (field in properties) throw new Error(`${operation.operationId}: "${field}" is in two parts of the request; an MCP tool cannot tell them apart`);
-      properties[field] = schema;
-    }
-    required.push(...(part.schema.required ?? []));
-  }
-  const body = parts.find((part) => part.key === 'body');
-  return plainSchema({
-    type: 'object',
-    properties,
-    ...(required.length ? { required } : {}),
-    ...(body?.schema.additionalProperties === false ? { additionalProperties: false } : {}),
-  } as TSchema);
-}
-
-/**
- * The handler's input: each part gets its own fields (a lone part gets every argument, so its
- * schema judges unknown ones as REST would), each checked by that part's schema; the first part
- * that fails throws what REST answers for it.
- */
+/** The handler's input: the arguments split into parts, each checked by that part's schema; the first part that fails throws what REST answers for it. */
 function splitArguments(parts: Part[], args: Arguments): Record<PartKey, unknown> {
   const input: Record<PartKey, unknown> = { params: undefined, query: undefined, body: undefined };
-  const claimed = new Set(parts.flatMap((part) => Object.keys(part.schema.properties ?? {})));
-  const last = parts.at(-1);
+  const split = argumentsByPart(parts, args);
   for (const part of parts) {
-    const fields = Object.entries(args).filter(
-      ([field]) => parts.length === 1 || Object.hasOwn(part.schema.properties ?? {}, field) || (part === last && !claimed.has(field)),
-    );
-    // A copy: validation fills in defaults.
-    const value: Arguments = structuredClone(Object.fromEntries(fields));
+    const value = split[part.key];
     if (!part.validate(value)) throw validationFailure(part.validate.errors, part.context);
     input[part.key] = value;
   }
