@@ -54,7 +54,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     local = await startTestLocal({
       configDir,
       files: { 'src/calc.ts': CALC, 'src/math.ts': MATH, 'README.md': '# demo\n' },
-      settings: { apiToken: TOKEN, completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder' } } },
+      // The test reads the server's state as often as it likes: budgets it cannot exhaust.
+      settings: {
+        apiToken: TOKEN,
+        rateLimits: { default: 100_000, aiComplete: 100_000 },
+        completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder' } },
+      },
     });
     git(local.workspace, 'init', '--initial-branch=main');
     git(local.workspace, 'config', 'user.name', 'Window Test');
@@ -80,6 +85,8 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
+      // The save refused for the conflict with the disk is one the test causes (the browser logs the 409).
+      if (message.type() === 'error' && /status of 409 .*\/api\/editor\/save/.test(message.text() + message.location().url)) return;
       if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
     });
   });
@@ -91,7 +98,15 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
   });
 
   const serverText = async () => (await local.request('GET', '/api/editor/text?path=src/calc.ts')).json.text as string;
-  const lines = () => page.locator('.cm-content .cm-line').allTextContents();
+  /** The editor's lines as text, without the ghost text on screen. */
+  const lines = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.cm-content .cm-line')].map((line) => {
+        const copy = line.cloneNode(true) as Element;
+        for (const ghost of copy.querySelectorAll('.cm-ghost-text')) ghost.remove();
+        return copy.textContent ?? '';
+      }),
+    );
 
   it('signs in through the one-time link, without the code staying anywhere', async () => {
     const link = local.signInLink();
@@ -154,14 +169,47 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     // Typing goes on where the cursor is.
     await page.keyboard.type(' // ok');
     await waitFor(async () => (await lines())[2] === '  return a * b; // ok', undefined, 'typing after the insert');
+    await waitFor(async () => (await serverText()).includes('// ok'), undefined, 'the typing on the server');
+  });
+
+  it('keeps both when an edit from elsewhere crosses what the user is typing', async () => {
+    // Typed and, at once, an insert over HTTP above it: whichever reaches the server first, both
+    // end up where they were made, in the window and on the server alike.
+    await page.keyboard.type('!');
+    const inserted = await local.request('POST', '/api/editor/insert', { path: 'src/calc.ts', text: '// x\n', line: 1, column: 1 });
+    assert.equal(inserted.status, 200);
+    const expected = ['// x', '// multiplies', 'export function mul(a: number, b: number): number {', '  return a * b; // ok!', '}', ''];
+    await waitFor(async () => JSON.stringify(await lines()) === JSON.stringify(expected), undefined, 'both edits in the window');
+    await waitFor(async () => (await serverText()) === expected.join('\n'), undefined, 'both edits on the server');
+    // Undo takes back the user's own typing (how much of it is CodeMirror's grouping), never
+    // the edit made elsewhere.
+    await page.keyboard.press('Control+z');
+    await waitFor(async () => !(await lines())[3]!.endsWith('// ok!'), undefined, 'the undo');
+    assert.equal((await lines())[0], '// x');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.type('  return a * b; // ok!');
+    await page.keyboard.press('Escape');
+    await waitFor(async () => JSON.stringify(await lines()) === JSON.stringify(expected), undefined, 'the line typed again');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Delete');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('End');
+    await waitFor(async () => (await serverText()).startsWith('// multiplies\n'), undefined, 'the line removed on the server');
   });
 
   it('saves with Ctrl+S', async () => {
     await page.keyboard.press('Control+s');
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
+    await page.keyboard.press('Escape'); // No ghost text in the screenshot.
     assert.equal(
       fs.readFileSync(path.join(local.workspace, 'src/calc.ts'), 'utf8'),
-      '// multiplies\nexport function mul(a: number, b: number): number {\n  return a * b; // ok\n}\n',
+      '// multiplies\nexport function mul(a: number, b: number): number {\n  return a * b; // ok!\n}\n',
     );
     await page.locator('.git-files').waitFor();
     await page.screenshot({ path: path.join(IMAGES, 'window.png') });
@@ -174,6 +222,28 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.locator('#git-clean').waitFor();
     assert.equal(git(local.workspace, 'log', '-1', '--format=%s'), 'Multiply');
     assert.equal(git(local.workspace, 'status', '--porcelain'), '');
+  });
+
+  it('offers the way out when the file changed on disk under unsaved edits: reload from disk', async () => {
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('// mine\n');
+    await page.keyboard.press('Escape');
+    await waitFor(async () => (await serverText()).includes('// mine'), undefined, 'the edit on the server');
+    const disk = 'export const changedOnDisk = true;\n';
+    fs.writeFileSync(path.join(local.workspace, 'src/calc.ts'), disk);
+    await page.keyboard.press('Control+s');
+    const bar = page.locator('.conflict-bar');
+    await bar.waitFor();
+    assert.match((await bar.textContent()) ?? '', /src\/calc\.ts changed on disk while you had unsaved edits/);
+    assert.equal(fs.readFileSync(path.join(local.workspace, 'src/calc.ts'), 'utf8'), disk, 'nothing was overwritten');
+    await page.screenshot({ path: path.join(IMAGES, 'conflict.png'), clip: { x: 0, y: 0, width: 1280, height: 200 } });
+    await bar.locator('button.reload').click();
+    await waitFor(async () => (await lines())[0] === 'export const changedOnDisk = true;', undefined, 'the file from disk');
+    await bar.waitFor({ state: 'hidden' });
+    await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
+    git(local.workspace, 'checkout', '--', 'src/calc.ts');
+    await waitFor(async () => (await serverText()).startsWith('// multiplies'), undefined, 'the committed file back in the window');
   });
 
   it('runs an agent task on the scripted model and shows its diff', async () => {

@@ -108,7 +108,11 @@ export function acceptSuggestion(view: EditorView): boolean {
   return true;
 }
 
+/** Each view's way to drop the request under way (Esc stops a suggestion that is still coming, too). */
+const cancelRequest = new WeakMap<EditorView, () => void>();
+
 export function dismissSuggestion(view: EditorView): boolean {
+  cancelRequest.get(view)?.();
   if (!view.state.field(suggestionField, false)) return false;
   view.dispatch({ effects: setSuggestion.of(null) });
   return true;
@@ -128,7 +132,9 @@ function ghostTextPlugin(options: GhostTextOptions) {
       private timer: ReturnType<typeof setTimeout> | undefined;
       private controller: AbortController | undefined;
 
-      constructor(private readonly view: EditorView) {}
+      constructor(private readonly view: EditorView) {
+        cancelRequest.set(view, () => this.cancel());
+      }
 
       update(update: ViewUpdate): void {
         const typed = update.transactions.some(
