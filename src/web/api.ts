@@ -10,6 +10,8 @@ export class ApiError extends Error {
     message: string,
     readonly hint?: string,
     readonly files?: string[],
+    /** Seconds to wait before trying again (429). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -55,11 +57,23 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   }
   if (!response.ok) {
     const error = (json as LocalErrorBody | undefined)?.error;
-    const failure = new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText, error?.hint, error?.files);
+    const failure = new ApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? response.statusText,
+      error?.hint,
+      error?.files,
+      error?.retryAfter,
+    );
     if (response.status === 401 && csrf) onSignedOut();
     throw failure;
   }
   return json as T;
+}
+
+/** Whether trying the same request later may work: rate limited, unreachable, or the server's own failure. */
+export function isTransient(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.status === 429 || error.status === 0 || error.status >= 500);
 }
 
 /** The words for any failure (an ApiError, or something thrown in the window). */

@@ -7,7 +7,7 @@
 // the server's text again and applies the difference as one change: the cursor maps through it.
 import { ChangeSet, Text, type ChangeSpec } from '@codemirror/state';
 import type { DocumentText, EditResult, Position } from '../../contracts/local-resources.ts';
-import { api, inWords } from '../api.ts';
+import { api, inWords, isTransient } from '../api.ts';
 
 /** How long typing may go on before what was typed is sent anyway. */
 const MAX_WAIT_MS = 1000;
@@ -28,8 +28,11 @@ export interface SyncHost {
   /** Applies a change that came from elsewhere (the host marks it as remote). */
   applyRemote(changes: ChangeSpec): void;
   onProblem(words: string): void;
-  /** After every request the window made for the document or a resync: whether edits wait to be sent. */
-  onState(): void;
+  /**
+   * The window's copy was read again from the server (its unsaved state may have changed: a
+   * reload from disk). Not called after the user's edits are sent: that costs no request.
+   */
+  onResynced(): void;
 }
 
 export class DocumentSync {
@@ -90,7 +93,6 @@ export class DocumentSync {
       }
       this.sending = this.send().finally(() => (this.sending = undefined));
     }
-    this.host.onState();
   }
 
   /** An edit made elsewhere (a `file:change` event for this document). */
@@ -133,7 +135,7 @@ export class DocumentSync {
     this.held = [];
     this.resyncing = undefined;
     for (const event of held) this.remote(event);
-    this.host.onState();
+    this.host.onResynced();
   }
 
   private applyEvent(event: FileChangeEvent): void {
@@ -199,6 +201,15 @@ export class DocumentSync {
       }
       for (const event of held) this.remote(event);
     } catch (error) {
+      if (isTransient(error)) {
+        // Kept, with what was typed since, and sent again after a pause: typing is never lost
+        // to a rate limit or a server that is restarting.
+        this.pending = this.pending ? changes.compose(this.pending) : changes;
+        this.host.onProblem(`${this.path}: ${inWords(error)} Your edits are kept and sent again.`);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, error.retryAfter ?? 2) * 1000));
+        return;
+      }
+      // Refused for good (the document was closed, is read-only…): the server's text is the truth.
       this.host.onProblem(`${this.path}: ${inWords(error)}`);
       this.held = [];
       void this.resync();

@@ -183,7 +183,7 @@ export class Workbench {
       doc: () => (this.active === document ? this.view.state.doc : document.state.doc),
       applyRemote: (changes) => this.applyRemote(document, changes),
       onProblem: (words) => this.host.notify(words, 'warning'),
-      onState: () => {
+      onResynced: () => {
         if (!document.sync.busy) void this.refreshOne(document);
       },
     });

@@ -1,13 +1,14 @@
 // The workspace's file tree. Folders open on click and are read from GET /api/files; the tree
 // follows the disk by reading its open folders again when something may have changed them
-// (a save, an agent's end, a commit, a pull) and every few seconds while the window is visible.
+// (a save, an agent's end, a commit, a pull) and every 10 seconds while the window is visible (each read draws on the local API's
+// budget of 120 requests a minute, which the window shares with every other client).
 import type { FolderEntry, FolderListing } from '../../contracts/local-resources.ts';
 import { api, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { EventStream } from '../events.ts';
 
 /** How often open folders are read again while the window is visible. */
-const POLL_MS = 5000;
+const POLL_MS = 10_000;
 
 export class FileTree {
   readonly element = h('nav', { class: 'file-tree', 'aria-label': 'Files' });
