@@ -7,6 +7,7 @@ import { fill, h } from './dom.ts';
 import { Workbench } from './editor/workbench.ts';
 import { EventStream } from './events.ts';
 import { AgentsPanel } from './panels/agents-panel.ts';
+import { Extensions } from './panels/extensions.ts';
 import { FileTree } from './panels/file-tree.ts';
 import { GitPanel } from './panels/git-panel.ts';
 import { Notifications } from './panels/notifications.ts';
@@ -60,6 +61,7 @@ async function start(): Promise<void> {
   };
   const git = new GitPanel(notify, flushAll, events);
   const agents = new AgentsPanel(notify, events);
+  const extensions = new Extensions(notify, events);
 
   const side = h('aside', { class: 'side' });
   const panels: Record<PanelName, HTMLElement> = { git: git.element, agents: agents.element, notifications: notifications.element };
@@ -91,6 +93,7 @@ async function start(): Promise<void> {
     { name: 'loom.git', title: 'View: Git', source: 'loom', run: () => showPanel('git') },
     { name: 'loom.agents', title: 'View: Agents', source: 'loom', run: () => showPanel('agents') },
     { name: 'loom.notifications', title: 'View: Notifications', source: 'loom', run: () => showPanel('notifications') },
+    ...extensions.commands(),
     { name: 'loom.signOut', title: 'Window: Sign out', source: 'loom', run: () => api('POST', '/api/session/end').then(() => location.reload()) },
   ];
 
@@ -109,7 +112,7 @@ async function start(): Promise<void> {
         panelButton('agents', 'Agents'),
         notificationsButton,
       ),
-      h('div', { class: 'main' }, tree.element, workbench.element, side),
+      h('div', { class: 'main' }, tree.element, h('div', { class: 'center' }, extensions.trustBar, workbench.element), side),
       h('footer', { class: 'status-bar' }, fileInfo, position, h('span', { class: 'spacer' }), completion, connection),
       palette.element,
       notifications.toasts,
@@ -117,7 +120,7 @@ async function start(): Promise<void> {
   );
   showPanel('git');
   events.connect();
-  await Promise.all([tree.refresh(), workbench.restore().catch((error: unknown) => notify(String(error), 'error'))]);
+  await Promise.all([tree.refresh(), extensions.refresh(), workbench.restore().catch((error: unknown) => notify(String(error), 'error'))]);
   document.body.dataset['ready'] = 'true';
 }
 

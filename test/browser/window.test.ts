@@ -53,7 +53,18 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     fs.cpSync(path.join(ROOT, 'examples/extensions/word-count'), path.join(configDir, 'extensions/word-count'), { recursive: true });
     local = await startTestLocal({
       configDir,
-      files: { 'src/calc.ts': CALC, 'src/math.ts': MATH, 'README.md': '# demo\n' },
+      files: {
+        'src/calc.ts': CALC,
+        'src/math.ts': MATH,
+        'README.md': '# demo\n',
+        // The workspace's own extension: it runs only once the user trusts the workspace.
+        ...Object.fromEntries(
+          ['package.json', 'extension.js'].map((name) => [
+            `.loom/extensions/insert-date/${name}`,
+            fs.readFileSync(path.join(ROOT, 'examples/extensions/insert-date', name), 'utf8'),
+          ]),
+        ),
+      },
       // The test reads the server's state as often as it likes: budgets it cannot exhaust.
       settings: {
         apiToken: TOKEN,
@@ -243,7 +254,8 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await bar.waitFor({ state: 'hidden' });
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
     git(local.workspace, 'checkout', '--', 'src/calc.ts');
-    await waitFor(async () => (await serverText()).startsWith('// multiplies'), undefined, 'the committed file back in the window');
+    // Changed on disk by another program, under a document without unsaved edits: the window follows.
+    await waitFor(async () => (await lines())[0] === '// multiplies', undefined, 'the committed file back in the window');
   });
 
   it('runs an agent task on the scripted model and shows its diff', async () => {
@@ -279,6 +291,33 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.screenshot({ path: path.join(IMAGES, 'notification.png') });
     await page.locator('#panel-notifications').click();
     await page.locator('.notice-list li', { hasText: 'src/calc.ts:' }).waitFor();
+  });
+
+  it("runs the workspace's own extension only once the workspace is trusted; its edit appears live", async () => {
+    const bar = page.locator('.trust-bar');
+    await bar.waitFor();
+    assert.match((await bar.textContent()) ?? '', /an extension of its own \(Insert Date\)/);
+    const listed = async () => {
+      await page.keyboard.press('Control+Shift+P');
+      await page.locator('.palette-item[data-command="loom.save"]').waitFor();
+      const names = await page.locator('.palette-item').evaluateAll((items) => items.map((item) => item.getAttribute('data-command')));
+      await page.keyboard.press('Escape');
+      return names;
+    };
+    await page.locator('.cm-content').click();
+    assert.ok(!(await listed()).includes('insertDate.insert'), 'an untrusted workspace lists none of its commands');
+    await page.screenshot({ path: path.join(IMAGES, 'trust.png'), clip: { x: 0, y: 0, width: 1280, height: 200 } });
+    await page.locator('#trust-workspace').click();
+    await bar.waitFor({ state: 'hidden' });
+    await page.locator('.cm-content').click();
+    // The palette asks for the commands each time it opens; the host may take a moment to find them.
+    await waitFor(async () => (await listed()).includes('insertDate.insert'), undefined, "the workspace extension's command in the palette");
+    await page.keyboard.press('Control+Shift+P');
+    await page.keyboard.type('insert date');
+    await page.locator('.palette-item.chosen[data-command="insertDate.insert"]').waitFor();
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await lines()).some((line) => /\d{4}-\d{2}-\d{2}/.test(line)), undefined, "the extension's insert in the window");
+    await waitFor(async () => (await serverText()) === (await lines()).join('\n'), undefined, 'the window and the server agreeing');
     assert.deepEqual(problems, []);
   });
 });

@@ -279,6 +279,9 @@ export class Documents {
       return;
     }
     this.load(document, loaded.text, loaded.stat);
+    // Said like a reload: clients holding the document (the window) read it again. Not awaited:
+    // this look happens inside reads; a webhook outbox that fails only loses this notice.
+    this.events.emit('file:open', { path: document.path, language: document.language, reloaded: true }).catch(() => undefined);
   }
 
   /** Replaces a document's text with what was read from disk: a new, saved version. */

@@ -16,6 +16,9 @@ import { DocumentSync, type FileChangeEvent } from './document-sync.ts';
 import { ghostText, type CompletionTiming } from './ghost-text.ts';
 import { languageMode } from './languages.ts';
 
+/** How often the open documents are checked against the disk while the window is visible. */
+const DISK_CHECK_MS = 10_000;
+
 export interface WorkbenchHost {
   notify(text: string, level?: 'info' | 'warning' | 'error'): void;
   onTiming(timing: CompletionTiming): void;
@@ -70,6 +73,13 @@ export class Workbench {
       for (const document of this.documents.values()) void document.sync.resync();
       void this.refreshSummaries();
     });
+    // Files changed on disk by another program: the server notices when asked about its
+    // documents (and tells with file:open `reloaded`); ask when the window comes back into
+    // view and every 10 seconds while it is visible.
+    window.addEventListener('focus', () => void this.refreshSummaries());
+    setInterval(() => {
+      if (document.visibilityState === 'visible' && this.documents.size > 0) void this.refreshSummaries();
+    }, DISK_CHECK_MS);
   }
 
   get activeDocument(): OpenDocument | undefined {

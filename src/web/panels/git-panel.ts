@@ -18,6 +18,10 @@ export class GitPanel {
     events: EventStream,
   ) {
     for (const type of ['file:save', 'git:commit', 'agent:complete']) events.on(type, () => void this.refresh());
+    // Another program (a terminal's git) may have changed the repository meanwhile.
+    window.addEventListener('focus', () => {
+      if (this.element.isConnected) void this.refresh();
+    });
     fill(
       this.element,
       h('div', { class: 'panel-title' }, 'Git'),
