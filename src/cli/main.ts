@@ -14,6 +14,7 @@ import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { upCommand } from './commands/up.ts';
+import { workerCommand } from './commands/worker.ts';
 import { printProblem } from './output.ts';
 
 /**
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
     .addCommand(commandsCommand())
     .addCommand(runCommandCommand())
     .addCommand(mcpCommand())
+    .addCommand(workerCommand())
     .addCommand(loginCommand())
     .addCommand(whoamiCommand())
     .addCommand(logoutCommand());

@@ -43,6 +43,17 @@ export interface LoomConfig {
   agents: AgentsConfig;
   /** Limits of the extension host's processes (docs/extensions.md). */
   extensions: { commandTimeoutMs: number; memoryLimitMb: number };
+  /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
+  composer: ComposerConfig;
+  /** The job queue on Redis (with `redisUrl`): its key prefix, and the shutdown grace of `loom worker` (docs/operations.md). */
+  jobs: { redisPrefix: string; graceSeconds: number };
+}
+
+export interface ComposerConfig {
+  concurrency: number;
+  maxRunningPerUser: number;
+  maxQueuedPerUser: number;
+  leaseSeconds: number;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -143,7 +154,14 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
     },
+    composer: {
+      concurrency: get('composer.concurrency'),
+      maxRunningPerUser: get('composer.maxRunningPerUser'),
+      maxQueuedPerUser: get('composer.maxQueuedPerUser'),
+      leaseSeconds: get('composer.leaseSeconds'),
+    },
     extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
+    jobs: { redisPrefix: get('jobs.redisPrefix'), graceSeconds: get('jobs.graceSeconds') },
   };
 }
 

@@ -173,8 +173,9 @@ export const SETTINGS = [
     key: 'redisUrl',
     kind: { type: 'url', protocols: ['redis:', 'rediss:'] },
     env: ['LOOM_REDIS_URL', 'REDIS_URL'],
-    defaultText: 'unset: rate limits counted in memory',
-    description: 'Redis URL; when set, rate limits are counted in Redis and shared by every process.',
+    defaultText: 'unset: rate limits counted in memory, composer sessions run by `loom hosted` itself',
+    description:
+      'Redis URL; when set, rate limits are counted in Redis and shared by every process, and composer sessions go through a BullMQ queue on it: `loom hosted` only enqueues them and `loom worker` processes run them (docs/operations.md).',
   },
   {
     key: 'catalog',
@@ -333,6 +334,53 @@ export const SETTINGS = [
     default: 300,
     description:
       "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
+  },
+  {
+    key: 'composer.concurrency',
+    kind: { type: 'integer', min: 1, max: 64 },
+    flag: '--concurrency',
+    env: ['LOOM_COMPOSER_CONCURRENCY'],
+    default: 2,
+    description:
+      'Composer sessions one process runs at once: `loom hosted` with the in-process queue (no Redis), or each `loom worker`. Sessions beyond wait, queued, in the store.',
+  },
+  {
+    key: 'composer.maxRunningPerUser',
+    kind: { type: 'integer', min: 1, max: 1000 },
+    env: ['LOOM_COMPOSER_MAX_RUNNING_PER_USER'],
+    default: 2,
+    description: 'Composer sessions one user may have running; with this many running, a new one waits queued.',
+  },
+  {
+    key: 'composer.maxQueuedPerUser',
+    kind: { type: 'integer', min: 1, max: 10000 },
+    env: ['LOOM_COMPOSER_MAX_QUEUED_PER_USER'],
+    default: 10,
+    description: 'Composer sessions one user may have waiting; one more is refused with 429 and Retry-After.',
+  },
+  {
+    key: 'composer.leaseSeconds',
+    kind: { type: 'integer', min: 3, max: 3600 },
+    env: ['LOOM_COMPOSER_LEASE_SECONDS'],
+    default: 60,
+    description:
+      'How long a running session stays claimed by its runner without a heartbeat (renewed every few seconds). When a runner dies, its sessions are taken over after this long.',
+  },
+  {
+    key: 'jobs.redisPrefix',
+    kind: { type: 'string' },
+    env: ['LOOM_JOBS_REDIS_PREFIX'],
+    default: 'loom',
+    description:
+      "Prefix of the job queue's keys in Redis (`<prefix>:composer:…`), with `redisUrl` set. Every `loom hosted` and `loom worker` of one installation uses the same; installations sharing a Redis each take their own.",
+  },
+  {
+    key: 'jobs.graceSeconds',
+    kind: { type: 'integer', min: 0, max: 3600 },
+    env: ['LOOM_JOBS_GRACE_SECONDS'],
+    default: 30,
+    description:
+      'On SIGTERM or SIGINT, how long `loom worker` lets its running sessions finish; the ones still running then are stopped and handed back, queued, for another worker to run from the start.',
   },
   {
     key: 'extensions.commandTimeoutMs',

@@ -613,6 +613,7 @@ export const listCommands = defineRoute({
   request: {},
   success: { status: 200, description: 'The commands.', schema: CommandList },
   errors: [],
+  mcpTool: 'list_commands',
 });
 
 export const runCommand = defineRoute({
@@ -626,6 +627,7 @@ export const runCommand = defineRoute({
   request: { params: CommandParams, body: CommandRunRequest },
   success: { status: 200, description: "The handler's result.", schema: CommandResult },
   errors: ['unknown_command', 'workspace_untrusted', 'extension_failed', 'extension_timeout'],
+  mcpTool: 'run_command',
 });
 
 export const listExtensions = defineRoute({
@@ -665,6 +667,8 @@ export const reloadExtensions = defineRoute({
   errors: [],
 });
 
+// Never an MCP tool: trusting a workspace runs the code it carries, which is the user's call to
+// make in the window or with `loom extension trust`, never a model's (a prompt-injected one would).
 export const trustWorkspace = defineRoute({
   id: 'trustWorkspace',
   method: 'POST',

@@ -2,6 +2,14 @@
 // llms.txt, sitemap.xml, the MCP tools (and later the CLI client) are all derived from it.
 import { Type, type Static, type TSchema } from 'typebox';
 import { CodeHostAuthQuery, SignInRedirect, TokenRequest, TokenResponse, type OperationAuth } from './auth.ts';
+import {
+  ComposerEventSchema,
+  ComposerEventsQuery,
+  ComposerSession,
+  ComposerSessionCreated,
+  ComposerSessionParams,
+  ComposerSessionRequest,
+} from './composer.ts';
 import type { ErrorCode } from './errors.ts';
 import type { ApiVersion } from './versioning.ts';
 import { StringEnum, type ValidatedInput } from './schema-helpers.ts';
@@ -54,11 +62,23 @@ export interface Operation<Req extends OperationRequest = OperationRequest, Res 
    * are not tools. Giving an operation a name is all it takes to serve it over MCP.
    */
   mcpTool?: string;
+  /**
+   * `sse`: the answer is a stream of Server-Sent Events, each one `success.schema` (`id:` its
+   * `seq`, `event:` its `type`, `data:` its `data` as JSON), resumable with `Last-Event-ID`.
+   */
+  stream?: 'sse';
 }
 
 function defineOperation<const Id extends string, const Req extends OperationRequest, const Res extends TSchema>(
   operation: Operation<Req, Res, Id>,
 ): Operation<Req, Res, Id> {
+  return operation;
+}
+
+/** An operation answered with a stream of events (`stream: 'sse'`); its type keeps the marker, so its handler returns the stream. */
+function defineStream<const Id extends string, const Req extends OperationRequest, const Res extends TSchema>(
+  operation: Operation<Req, Res, Id> & { stream: 'sse' },
+): Operation<Req, Res, Id> & { stream: 'sse' } {
   return operation;
 }
 
@@ -237,6 +257,72 @@ export const tabComplete = defineOperation({
   ],
 });
 
+const COMPOSER_AUTH = { oauth2: ['write:composer'], bearer: true } as const satisfies OperationAuth;
+
+export const createComposerSession = defineOperation({
+  operationId: 'createComposerSession',
+  mcpTool: 'create_composer_session',
+  method: 'POST',
+  path: '/composer/session',
+  summary: 'Start a composer session',
+  description:
+    "Starts a multi-file editing session that runs on the server with the server's model, on a workspace the operator registered (a git repository; the edits land on a branch `loom/composer/<sessionId>`) or on attached files. `plan` answers with a plan and changes nothing. Answered once the session is stored: it runs even if the server restarts. Per user, `composer.maxQueuedPerUser` sessions may wait (429 beyond) and `composer.maxRunningPerUser` run. See docs/composer.md.",
+  tag: 'Composer',
+  versions: ['v1'],
+  auth: COMPOSER_AUTH,
+  request: { body: ComposerSessionRequest, contentTypes: ['application/json'] },
+  success: { status: 201, description: 'The session is stored and queued.', schema: ComposerSessionCreated },
+  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
+});
+
+export const getComposerSession = defineOperation({
+  operationId: 'getComposerSession',
+  mcpTool: 'get_composer_session',
+  method: 'GET',
+  path: '/composer/session/:sessionId',
+  summary: 'Read a composer session',
+  description:
+    "A session's status (`queued`, `running`, `completed`, `failed`, `cancelled`), its plan or edits (unified diffs, each file's base hash and content after), its branch and commit, its error and times. Only its creator sees it; anyone else gets 404.",
+  tag: 'Composer',
+  versions: ['v1'],
+  auth: COMPOSER_AUTH,
+  request: { params: ComposerSessionParams },
+  success: { status: 200, description: 'The session.', schema: ComposerSession },
+  errors: ['not_found', 'store_unavailable', 'unsupported_version'],
+});
+
+export const cancelComposerSession = defineOperation({
+  operationId: 'cancelComposerSession',
+  mcpTool: 'cancel_composer_session',
+  method: 'POST',
+  path: '/composer/session/:sessionId/cancel',
+  summary: 'Cancel a composer session',
+  description:
+    'Cancels a session: a queued one ends `cancelled` at once; a running one stops within a few seconds (wherever it runs) and ends `cancelled`, keeping the edits it had made. An ended session is answered as it is (cancelling twice is harmless). Answers the session.',
+  tag: 'Composer',
+  versions: ['v1'],
+  auth: COMPOSER_AUTH,
+  request: { params: ComposerSessionParams },
+  success: { status: 200, description: 'The session after the cancel.', schema: ComposerSession },
+  errors: ['not_found', 'store_unavailable', 'unsupported_version'],
+});
+
+export const streamComposerEvents = defineStream({
+  operationId: 'streamComposerEvents',
+  method: 'GET',
+  path: '/composer/session/:sessionId/events',
+  summary: "Follow a composer session's progress",
+  description:
+    "The session's progress as Server-Sent Events (`text/event-stream`): every event from the start (or after `Last-Event-ID` / `after`), then each new one as it happens; the stream ends after the `status` event that ends the session. A comment line keeps the connection alive every 15 s.",
+  tag: 'Composer',
+  versions: ['v1'],
+  auth: COMPOSER_AUTH,
+  request: { params: ComposerSessionParams, query: ComposerEventsQuery },
+  success: { status: 200, description: 'The event stream; each event is one ComposerEvent.', schema: ComposerEventSchema },
+  errors: ['validation_error', 'not_found', 'store_unavailable', 'unsupported_version'],
+  stream: 'sse',
+});
+
 /** Every operation, in the order docs/api.md and OpenAPI list them. */
 export const operations = [
   getHealth,
@@ -248,6 +334,10 @@ export const operations = [
   startOidcAuth,
   exchangeToken,
   tabComplete,
+  createComposerSession,
+  getComposerSession,
+  cancelComposerSession,
+  streamComposerEvents,
 ] as const;
 
 export type AnyOperation = (typeof operations)[number];
@@ -255,4 +345,4 @@ export type AnyOperation = (typeof operations)[number];
 /** What a handler receives: validated input, never a framework object. */
 export type OperationInput<O extends Operation> = ValidatedInput<O['request']>;
 
-export type OperationOutput<O extends Operation> = Static<O['success']['schema']>;
+export type OperationOutput<O extends Operation> = O extends { stream: 'sse' } ? AsyncIterable<Static<O['success']['schema']>> : Static<O['success']['schema']>;

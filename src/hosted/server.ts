@@ -17,6 +17,8 @@ import { ReleaseChecker } from '../core/releases/release-checker.ts';
 import { MutableServiceUrls } from '../core/urls.ts';
 import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore, type Store } from '../store/index.ts';
+import { startComposerJobs } from '../compose/composer.ts';
+import { ComposerService } from '../core/composer/service.ts';
 import { buildHostedApp } from './app.ts';
 import type { HandlerServices } from './handlers/index.ts';
 
@@ -87,6 +89,19 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     );
     // Closed after the app: its last lines are written.
     resources.onClose(() => flushLog(options.logDestination));
+    // Composer sessions run here (the in-process queue), closed before the engine whose models
+    // they use: a session running then is handed back, queued, for the next start to run.
+    let reportJobFailure = (_error: unknown) => {};
+    const jobs = resources.push(startComposerJobs(config, { store, providers: completion.providers, clock, onError: (error) => reportJobFailure(error) }));
+    const composer = new ComposerService({
+      sessions: store.composerSessions,
+      workspaces: store.composerWorkspaces,
+      queue: jobs.queue,
+      limits: () => config.composer,
+      budgets: () => ({ maxSteps: config.agents.maxSteps, maxTokens: config.agents.maxTokens, timeoutSeconds: config.agents.timeoutSeconds }),
+      cancelHere: (sessionId) => jobs.runner?.cancelHere(sessionId) ?? false,
+      clock,
+    });
     const services: HandlerServices = {
       catalog,
       models: new ModelLibrary(catalog, config.modelsDir),
@@ -95,6 +110,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },
       identity,
       completion,
+      composer,
     };
     const app = resources.push(
       await buildHostedApp({
@@ -114,6 +130,8 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     );
     // Found when the store was opened, before there was a log to tell.
     for (const warning of store.warnings) app.log.warn(warning);
+    reportJobFailure = (error) =>
+      app.log.error({ error: error instanceof Error ? error.message : String(error) }, 'a composer session could not be run; it stays queued');
     reportTrainingFailure = (error) => {
       if (!training.signal.aborted) app.log.warn({ corpusDir: config.corpusDir, error: error.message }, 'training on the corpus stopped');
     };

@@ -54,6 +54,27 @@ export function serverLogOptions(options: ServerLogOptions): LoggingOptions {
   };
 }
 
+/**
+ * A process's own log, for what is not a server (`loom worker`): the same JSON lines, the same
+ * redaction of secrets and errors. Undefined for `silent`.
+ *
+ * @example
+ * const log = processLogger({ level: 'info' });
+ * log?.info({ concurrency: 2 }, 'worker taking composer sessions');
+ */
+export function processLogger(options: ServerLogOptions): pino.Logger | undefined {
+  if (options.level === 'silent') return undefined;
+  return pino(
+    {
+      level: options.level,
+      base: { pid: process.pid, hostname: os.hostname() },
+      serializers: { err: safeError, error: safeError },
+      hooks: { logMethod: redactArguments },
+    },
+    options.destination ?? stdoutLog(),
+  );
+}
+
 type LogArguments = Parameters<pino.LogFn>;
 
 /**

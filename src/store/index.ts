@@ -1,4 +1,5 @@
 import type { AgentTaskRepository } from '../core/agents/records.ts';
+import type { ComposerSessionRepository, ComposerWorkspaceRepository } from '../core/composer/records.ts';
 import type { FeedbackRepository } from '../core/feedback/feedback.ts';
 import type {
   ApiKeyRepository,
@@ -11,6 +12,7 @@ import type {
 } from '../core/identity/records.ts';
 import type { WebhookRepository } from '../core/webhooks/records.ts';
 import { SqlAgentTaskRepository } from './agents-repository.ts';
+import { SqlComposerSessionRepository, SqlComposerWorkspaceRepository } from './composer-repository.ts';
 import { migrateToLatest, openDatabase, pingDatabase, type OpenedDatabase, type StoreOptions } from './database.ts';
 import { storeOpenFailure } from './failures.ts';
 import { SqlFeedbackRepository } from './feedback-repository.ts';
@@ -47,6 +49,10 @@ export interface Store {
   webhooks: WebhookRepository;
   /** Agent tasks, their step logs and changes. */
   agentTasks: AgentTaskRepository;
+  /** Composer sessions and their progress events. */
+  composerSessions: ComposerSessionRepository;
+  /** The workspaces composer sessions may run on. */
+  composerWorkspaces: ComposerWorkspaceRepository;
   /** Round trip of a trivial query in ms; throws when the database is unreachable. */
   ping(): Promise<number>;
   close(): Promise<void>;
@@ -88,6 +94,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     loginStates: new SqlLoginStateRepository(opened.db),
     webhooks: new SqlWebhookRepository(opened.db, opened.dialect),
     agentTasks: new SqlAgentTaskRepository(opened.db),
+    composerSessions: new SqlComposerSessionRepository(opened.db),
+    composerWorkspaces: new SqlComposerWorkspaceRepository(opened.db),
     ping: () => pingDatabase(opened.db),
     close: () => opened.db.destroy(),
   };

@@ -182,6 +182,55 @@ export interface AgentChangeTable {
   content_after: string | null;
 }
 
+// Composer sessions. `lease_until` is epoch ms (bigint: pg reads it back as a string); flags
+// are 0/1 integers; lists, plan, edits and budgets JSON text.
+export interface ComposerSessionTable {
+  seq: Generated<number | string>;
+  id: string;
+  user_id: string;
+  prompt: string;
+  files: string;
+  mode: 'edit' | 'plan';
+  workspace: string | null;
+  attachments: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  budgets: string;
+  model: string | null;
+  plan: string | null;
+  edits: string | null;
+  branch: string | null;
+  commit_sha: string | null;
+  pushed: number;
+  error: string | null;
+  summary: string | null;
+  steps: number;
+  tokens: ColumnType<number | string, number, number>;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  runner: string | null;
+  attempt: number;
+  lease_until: ColumnType<number | string | null, number | null, number | null>;
+  cancel_requested: number;
+}
+
+export interface ComposerEventTable {
+  session_id: string;
+  seq: number;
+  type: string;
+  data: string;
+  at: string;
+}
+
+export interface ComposerWorkspaceTable {
+  name: string;
+  repo: string;
+  branch: string | null;
+  /** 'true' or 'false' (a text table). */
+  push: string;
+  created_at: string;
+}
+
 export interface Database {
   feedback: FeedbackTable;
   signing_keys: SigningKeyTable;
@@ -199,6 +248,9 @@ export interface Database {
   agent_tasks: AgentTaskTable;
   agent_steps: AgentStepTable;
   agent_changes: AgentChangeTable;
+  composer_sessions: ComposerSessionTable;
+  composer_events: ComposerEventTable;
+  composer_workspaces: ComposerWorkspaceTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -71,7 +71,9 @@ describe('loadConfig', () => {
       http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnectionsPerClient: 128 },
       logLevel: 'info',
       agents: { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 },
+      composer: { concurrency: 2, maxRunningPerUser: 2, maxQueuedPerUser: 10, leaseSeconds: 60 },
       extensions: { commandTimeoutMs: 10_000, memoryLimitMb: 256 },
+      jobs: { redisPrefix: 'loom', graceSeconds: 30 },
     } satisfies Record<keyof LoomConfig, unknown>);
     assert.equal(config.dataDir, defaultDataDir(env));
     assert.equal(config.modelsDir, path.join(config.dataDir, 'models'));

@@ -59,7 +59,14 @@ function expectedInputSchema(route: LocalRoute): Json {
   if (parts.length === 1) return plainSchema(parts[0]!);
   const plain = parts.map((part) => plainSchema(part) as { properties?: Json; required?: string[] });
   const required = plain.flatMap((part) => part.required ?? []);
-  return { type: 'object', properties: Object.assign({}, ...plain.map((part) => part.properties)), ...(required.length ? { required } : {}) };
+  // A body that takes no other fields keeps saying so for the fields side by side.
+  const closed = (route.request.body as { additionalProperties?: unknown } | undefined)?.additionalProperties === false;
+  return {
+    type: 'object',
+    properties: Object.assign({}, ...plain.map((part) => part.properties)),
+    ...(required.length ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  };
 }
 
 /** The SDK's stdio client running `loom mcp ARGS…`; what reaches its stderr and any unreadable stdout is kept. */
@@ -221,6 +228,9 @@ describe('loom mcp (SDK stdio client, the real CLI, a running local server)', ()
     // A path parameter that is no path segment is refused before anything is sent.
     assert.equal(failure(await call('get_agent_status', { taskId: '..' })).code, 'VALIDATION_ERROR');
     assert.equal(failure(await call('get_agent_status', { taskId: 'task_nope' })).code, 'NOT_FOUND');
+    assert.equal(failure(await call('run_command', { name: 'no.such.command', args: [] })).code, 'UNKNOWN_COMMAND');
+    // Trusting the workspace runs the code it carries: a user's decision, never a tool's.
+    assert.ok(!(await client.listTools()).tools.some((tool) => /trust/.test(tool.name)));
     // An unknown tool is a protocol error, not a tool result.
     await assert.rejects(client.callTool({ name: 'rm_rf', arguments: {} }), /Unknown tool: rm_rf/);
   });

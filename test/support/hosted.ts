@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ConnectionLimits, TrustProxy } from '../../src/config/load.ts';
+import type { ComposerConfig, ConnectionLimits, TrustProxy } from '../../src/config/load.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
 import type { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
@@ -46,6 +46,8 @@ export interface TestHostedOptions {
   /** Time a sign-in provider has to answer each call (10 s by default). */
   signInTimeoutMs?: number;
   clock?: ManualClock;
+  /** Composer's settings (concurrency, per-user limits, lease). */
+  composer?: Partial<ComposerConfig>;
   /** Log at `info` into this (see support/log-lines.ts); no log by default. */
   log?: LogDestination;
 }
@@ -88,6 +90,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
       apiUrl: options.codehost.apiUrl,
     },
     oidc: options.oidc,
+    composer: options.composer,
     completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS, ...completion },
     gguf,
     openai,

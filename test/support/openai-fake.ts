@@ -244,7 +244,8 @@ export class ChatScript {
   private responder: ((body: any) => ScriptedTurn) | undefined;
   private refusal: { status: number; message: string } | undefined;
   private streamOptionsRefused = false;
-  private gate: { release: () => void; promise: Promise<void> } | undefined;
+  /** The held answers' releases (several conversations may be held at once). */
+  private readonly gates = new Set<() => void>();
   private heldWaiters: (() => void)[] = [];
   private hangUpWaiters: (() => void)[] = [];
   /** Answers whose client hung up before their end. */
@@ -286,9 +287,10 @@ export class ChatScript {
     return new Promise((resolve) => this.heldWaiters.push(resolve));
   }
 
-  /** Lets a held answer go on. */
+  /** Lets every held answer go on. */
   release(): void {
-    this.gate?.release();
+    for (const release of [...this.gates]) release();
+    this.gates.clear();
   }
 
   /** Resolves when the next client hangs up before its answer ended. */
@@ -303,7 +305,7 @@ export class ChatScript {
     this.refusal = undefined;
     this.streamOptionsRefused = false;
     this.hangUps = 0;
-    this.gate?.release();
+    this.release();
   }
 
   /** @internal Whether the script answers this request (something queued, or a refusal that applies). */
@@ -364,10 +366,11 @@ export class ChatScript {
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let finished = false;
+    let ownRelease: (() => void) | undefined;
     res.on('close', () => {
       if (finished) return;
       this.hangUps++;
-      this.gate?.release();
+      ownRelease?.();
       for (const resolve of this.hangUpWaiters.splice(0)) resolve();
     });
     const chunk = (delta: object, finishReason: string | null = null) => ({
@@ -398,12 +401,11 @@ export class ChatScript {
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(event)}\n\n`);
       if (i === 0 && turn.hold) {
-        let release!: () => void;
-        const promise = new Promise<void>((resolve) => (release = resolve));
-        this.gate = { release, promise };
+        const promise = new Promise<void>((resolve) => (ownRelease = resolve));
+        this.gates.add(ownRelease!);
         for (const resolve of this.heldWaiters.splice(0)) resolve();
         await promise;
-        this.gate = undefined;
+        this.gates.delete(ownRelease!);
       }
     }
     if (res.destroyed) return;

@@ -5,6 +5,7 @@ import { clientsCommand } from './admin-clients.ts';
 import { keysCommand } from './admin-keys.ts';
 import { withStore } from './admin-store.ts';
 import { usersCommand } from './admin-users.ts';
+import { workspacesCommand } from './admin-workspaces.ts';
 
 export function adminCommand(): Command {
   const admin = new Command('admin').description('operator tasks on the hosted API store');
@@ -34,7 +35,12 @@ export function adminCommand(): Command {
     }),
   );
 
-  return admin.addCommand(feedback.addCommand(list)).addCommand(clientsCommand()).addCommand(usersCommand()).addCommand(keysCommand());
+  return admin
+    .addCommand(feedback.addCommand(list))
+    .addCommand(clientsCommand())
+    .addCommand(usersCommand())
+    .addCommand(keysCommand())
+    .addCommand(workspacesCommand());
 }
 
 function positiveInteger(value: string): number {

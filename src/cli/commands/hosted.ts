@@ -22,8 +22,9 @@ export function hostedCommand(): Command {
   return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
     const config = configFromOptions(command);
     const hosted = await startHosted(config);
-    printStarted(hosted);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([hosted]);
+    printStarted(hosted);
   });
 }
 

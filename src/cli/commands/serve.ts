@@ -16,8 +16,9 @@ export function serveCommand(): Command {
   return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { open?: boolean }, self: Command) => {
     const config = configFromOptions(self);
     const local = await startLocal(config);
-    printLocal(local);
+    // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([local]);
+    printLocal(local);
     if (options.open) await openLocalWindow(local);
   });
 }

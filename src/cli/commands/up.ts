@@ -18,9 +18,10 @@ export function upCommand(): Command {
       await local.close();
       throw error;
     });
+    // Signals are handled before the banner: whoever waits for it may send one at once.
+    closeOnSignal([local, hosted]);
     printStarted(hosted);
     printLocal(local);
-    closeOnSignal([local, hosted]);
     if (options.open) await openLocalWindow(local);
   });
 }

@@ -63,7 +63,15 @@ function describeOperation(operation: AnyOperation): Json {
     [operation.success.status]: {
       description: operation.success.description,
       headers: successHeaders,
-      ...(redirect ? {} : { content: { 'application/json': { schema: plainSchema(operation.success.schema) } } }),
+      ...(redirect
+        ? {}
+        : {
+            content: {
+              [(operation as { stream?: string }).stream === 'sse' ? 'text/event-stream' : 'application/json']: {
+                schema: plainSchema(operation.success.schema),
+              },
+            },
+          }),
     },
   };
   Object.assign(

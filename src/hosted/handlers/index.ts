@@ -5,6 +5,9 @@ import type { AnyOperation, OperationInput, OperationOutput } from '../../contra
 import type { ApiVersion } from '../../contracts/versioning.ts';
 import type { Catalog } from '../../core/catalog/schema.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
+import type { ComposerService } from '../../core/composer/service.ts';
+import type { ComposerSessionRecord } from '../../core/composer/types.ts';
+import type { ComposerSession } from '../../contracts/composer.ts';
 import { findAsset, listDownloads } from '../../core/downloads.ts';
 import { LoomError } from '../../core/errors.ts';
 import type { FeedbackService } from '../../core/feedback/feedback.ts';
@@ -24,6 +27,8 @@ export interface HandlerContext {
   basicAuth?: { username: string; password: string };
   /** Aborted when the client goes away before the answer (long-running handlers stop then). */
   readonly signal: AbortSignal;
+  /** The `Last-Event-ID` header of a stream's request (a client resuming). */
+  readonly lastEventId?: string;
 }
 
 export type Handlers = {
@@ -39,6 +44,7 @@ export interface HandlerServices {
   health: HealthDeps;
   identity: Identity;
   completion: CompletionEngine;
+  composer: ComposerService;
 }
 
 /**
@@ -94,6 +100,50 @@ export function createHandlers(services: HandlerServices): Handlers {
       const result = await services.completion.complete({ ...body, caller: callerOf(principal), signal });
       return { completion: result.completion, latencyMs: result.latencyMs, model: result.model };
     },
+
+    createComposerSession: async ({ body }, { principal }) => services.composer.create(ownerOf(principal), body),
+
+    getComposerSession: async ({ params }, { principal }) => sessionView(await services.composer.get(ownerOf(principal), params.sessionId)),
+
+    cancelComposerSession: async ({ params }, { principal }) => sessionView(await services.composer.cancel(ownerOf(principal), params.sessionId)),
+
+    streamComposerEvents: async ({ params, query }, { principal, signal, lastEventId }) => {
+      const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : undefined;
+      return services.composer.follow(ownerOf(principal), params.sessionId, resumeFrom ?? query.after ?? 0, signal);
+    },
+  };
+}
+
+/** The user a composer session belongs to: tokens that carry write:composer always name one. */
+function ownerOf(principal: Principal | undefined): string {
+  if (!principal?.userId) throw new LoomError('unauthorized', 'Composer sessions belong to a user: sign in, or use a user API key.');
+  return principal.userId;
+}
+
+/** A session as the API shows it (its claim and attachments stay inside). */
+function sessionView(record: ComposerSessionRecord): ComposerSession {
+  return {
+    sessionId: record.id,
+    status: record.status,
+    mode: record.mode,
+    prompt: record.prompt,
+    files: record.files,
+    workspace: record.workspace,
+    plan: record.plan,
+    edits: record.edits ?? [],
+    branch: record.branch,
+    commit: record.commit,
+    pushed: record.pushed,
+    error: record.error,
+    summary: record.summary,
+    model: record.model,
+    steps: record.steps,
+    tokens: record.tokens,
+    budgets: record.budgets,
+    cancelRequested: record.cancelRequested,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
   };
 }
 

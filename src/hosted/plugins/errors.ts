@@ -65,6 +65,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (answeredNobody(request, reply)) return;
     const { status, body, internal } = describeError(error);
     if (internal) request.log.error({ err: error }, 'unhandled error');
+    // A limit that says when to come back (composer's per-user limit), like the rate limit's 429.
+    const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
+    if (status === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     // RFC 6749 §5.2: a failed Basic client authentication answers with the Basic challenge.
     if (body.error === 'invalid_client' && request.basicAuth) reply.header('www-authenticate', 'Basic realm="loom"');
     reply.code(status).type('application/json; charset=utf-8').send(body);

@@ -38,6 +38,11 @@ export class RequestContext implements HandlerContext {
     return (this.clientSeen ??= { ip: this.request.ip, userAgent: this.request.headers['user-agent'] });
   }
 
+  get lastEventId(): string | undefined {
+    const header = this.request.headers['last-event-id'];
+    return typeof header === 'string' ? header : undefined;
+  }
+
   /** Made on first use: most handlers never wait long enough to care. */
   get signal(): AbortSignal {
     return (this.gone ??= clientGone(this.reply));

@@ -10,6 +10,7 @@ import { answeredNobody } from '../../http/client-gone.ts';
 import type { HandlerContext, Handlers } from '../handlers/index.ts';
 import { authenticate, refuseQueryToken } from '../plugins/authenticate.ts';
 import { RequestContext } from './handler-context.ts';
+import { serverSentEvents, type StreamEvent } from './server-sent-events.ts';
 import type { OperationAuth } from '../../contracts/auth.ts';
 
 interface Mount {
@@ -59,15 +60,20 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       url,
       schema: {
         ...(requestSchema(operation) as object),
-        ...(operation.success.status === 302 ? {} : { response: { [operation.success.status]: operation.success.schema } }),
+        ...(operation.success.status === 302 || isStream(operation) ? {} : { response: { [operation.success.status]: operation.success.schema } }),
       },
       // Both read by the app's onRequest hook (plugins/on-request.ts): the Deprecation, Sunset
       // and Link headers are set by plugins/deprecation.ts; the checks run after the rate limit.
       config: { deprecatedAlias: mount?.deprecated === true, prepareOperation: prepare(operation, tokens, urls) },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const output = await handler({ params: request.params, query: request.query, body: request.body }, new RequestContext(request, reply));
+        const context = new RequestContext(request, reply);
+        const output = await handler({ params: request.params, query: request.query, body: request.body }, context);
         // Done, but for a client that has gone: there is no one to answer.
         if (answeredNobody(request, reply)) return reply;
+        if (isStream(operation)) {
+          reply.headers({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+          return reply.send(serverSentEvents(output as AsyncIterable<StreamEvent>, context.signal));
+        }
         if (operation.noStore) reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
         if (operation.success.status === 302) {
           const { location, setCookies } = output as { location: string; setCookies?: string[] };
@@ -79,6 +85,10 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       },
     });
   }
+}
+
+function isStream(operation: AnyOperation): boolean {
+  return (operation as { stream?: string }).stream === 'sse';
 }
 
 /**

@@ -133,6 +133,57 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0006_composer': {
+      async up(db: Kysely<any>) {
+        // Composer sessions (docs/composer.md). Times people read are ISO 8601 text; the lease
+        // is epoch ms (bigint) compared by claims. The request's lists, the plan, the edits and
+        // the budgets are JSON text: read whole, never queried.
+        await db.schema
+          .createTable('composer_sessions')
+          .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
+            dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
+          )
+          .addColumn('id', 'text', (col) => col.notNull().unique())
+          .addColumn('user_id', 'text', (col) => col.notNull())
+          .addColumn('prompt', 'text', (col) => col.notNull())
+          .addColumn('files', 'text', (col) => col.notNull())
+          .addColumn('mode', 'text', (col) => col.notNull())
+          .addColumn('workspace', 'text')
+          .addColumn('attachments', 'text', (col) => col.notNull())
+          .addColumn('status', 'text', (col) => col.notNull())
+          .addColumn('budgets', 'text', (col) => col.notNull())
+          .addColumn('model', 'text')
+          .addColumn('plan', 'text')
+          .addColumn('edits', 'text')
+          .addColumn('branch', 'text')
+          .addColumn('commit_sha', 'text')
+          .addColumn('pushed', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('error', 'text')
+          .addColumn('summary', 'text')
+          .addColumn('steps', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('tokens', 'bigint', (col) => col.notNull().defaultTo(0))
+          .addColumn('created_at', 'text', (col) => col.notNull())
+          .addColumn('started_at', 'text')
+          .addColumn('ended_at', 'text')
+          .addColumn('runner', 'text')
+          .addColumn('attempt', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('lease_until', 'bigint')
+          .addColumn('cancel_requested', 'integer', (col) => col.notNull().defaultTo(0))
+          .execute();
+        await db.schema.createIndex('composer_sessions_user_status').on('composer_sessions').columns(['user_id', 'status']).execute();
+        await db.schema.createIndex('composer_sessions_status').on('composer_sessions').columns(['status', 'lease_until']).execute();
+        await db.schema
+          .createTable('composer_events')
+          .addColumn('session_id', 'text', (col) => col.notNull())
+          .addColumn('seq', 'integer', (col) => col.notNull())
+          .addColumn('type', 'text', (col) => col.notNull())
+          .addColumn('data', 'text', (col) => col.notNull())
+          .addColumn('at', 'text', (col) => col.notNull())
+          .addPrimaryKeyConstraint('composer_events_pk', ['session_id', 'seq'])
+          .execute();
+        await createTextTable(db, 'composer_workspaces', ['name'], ['repo', 'branch?', 'push', 'created_at']);
+      },
+    },
   };
 }
 

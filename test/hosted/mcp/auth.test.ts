@@ -26,7 +26,7 @@ import {
   tokenRequest,
 } from '../../support/oauth.ts';
 
-const MCP_SCOPES = 'read:downloads read:models write:feedback read:tab';
+const MCP_SCOPES = 'read:downloads read:models write:feedback write:composer read:tab';
 const cursor = { language: 'typescript', prefix: 'const a = ', suffix: '' };
 const tabComplete = rpc('tools/call', { name: 'tab_complete', arguments: cursor });
 const listModels = rpc('tools/call', { name: 'list_models', arguments: {} });

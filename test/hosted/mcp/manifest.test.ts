@@ -60,7 +60,7 @@ describe('MCP server card', () => {
     assert.equal(card.authorization.required, false);
     assert.equal(card.authorization.protectedResourceMetadata, 'https://loom.example.com/.well-known/oauth-protected-resource/mcp');
     assert.deepEqual(card.authorization.authorizationServers, ['https://loom.example.com']);
-    assert.deepEqual(card.authorization.scopes, ['read:downloads', 'read:models', 'write:feedback', 'read:tab']);
+    assert.deepEqual(card.authorization.scopes, ['read:downloads', 'read:models', 'write:feedback', 'write:composer', 'read:tab']);
     assert.deepEqual(card.authorization.clientRegistration, { dynamic: 'https://loom.example.com/auth/register', clientIdMetadataDocuments: false });
     const metadata = (await (await fetch(`${hosted.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: string[] };
     assert.deepEqual(card.authorization.scopes, metadata.scopes_supported);

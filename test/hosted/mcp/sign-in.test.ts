@@ -72,7 +72,7 @@ describe('signing in as an MCP client does', () => {
       assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
       assert.match(url.searchParams.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
       assert.equal(url.searchParams.get('resource'), `${hosted.url}/mcp`);
-      assert.equal(url.searchParams.get('scope'), 'read:downloads read:models write:feedback read:tab');
+      assert.equal(url.searchParams.get('scope'), 'read:downloads read:models write:feedback write:composer read:tab');
       assert.equal(url.searchParams.get('redirect_uri'), REDIRECT);
 
       const back = await inTheBrowser(url, 'approve');

@@ -119,7 +119,16 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
       );
       assert.deepEqual(
         TABLE_TOOLS.map((t) => t.name),
-        ['list_downloads', 'get_download_asset', 'list_models', 'submit_feedback', 'tab_complete'],
+        [
+          'list_downloads',
+          'get_download_asset',
+          'list_models',
+          'submit_feedback',
+          'tab_complete',
+          'create_composer_session',
+          'get_composer_session',
+          'cancel_composer_session',
+        ],
       );
     });
 
@@ -141,7 +150,17 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
     it('marks the tools that only read as read-only', async () => {
       const { tools } = await client.listTools();
       const readOnly = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
-      assert.deepEqual(readOnly, { list_downloads: true, get_download_asset: true, list_models: true, submit_feedback: false, tab_complete: true });
+      assert.deepEqual(readOnly, {
+        list_downloads: true,
+        get_download_asset: true,
+        list_models: true,
+        submit_feedback: false,
+        tab_complete: true,
+        // write:composer is their one scope: reading a session is no less guarded than making one.
+        create_composer_session: false,
+        get_composer_session: false,
+        cancel_composer_session: false,
+      });
     });
   });
 

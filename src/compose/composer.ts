@@ -1,0 +1,135 @@
+// Builds what runs composer sessions from the configuration: the runner (store, the chat
+// providers, the data dir's clones), and, for `loom hosted` without Redis, the in-process
+// queue fed by the store's recovery scan. `loom worker` builds the runner here too and hands
+// it the BullMQ queue's jobs.
+import path from 'node:path';
+import type { LoomConfig } from '../config/load.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { loadCatalog } from '../core/catalog/load.ts';
+import { BuiltinModel, BuiltinProvider } from '../core/completion/builtin/index.ts';
+import type { ChatProvider } from '../core/completion/chat.ts';
+import { recoverJobs, type Recovery } from '../core/composer/recovery.ts';
+import { ComposerRunner } from '../core/composer/runner.ts';
+import { InProcessQueue } from '../core/jobs/in-process.ts';
+import { enqueueOnly } from './bull-queue.ts';
+import type { JobQueue } from '../core/jobs/queue.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { createProviderSet } from './completion.ts';
+import { ResourceStack } from './resources.ts';
+
+/** The folder of composer's scratch copies, clones and worktrees: `<dataDir>/composer`. */
+export function composerFolder(config: LoomConfig): string {
+  return path.join(config.dataDir, 'composer');
+}
+
+export interface ComposerRunnerSetup {
+  store: Store;
+  /** The chat models; built from `config.completion` when absent. */
+  providers?: { selectChat(model?: string): ChatProvider & { name: string } };
+  clock?: Clock;
+  /** The runner's name in claims (tests name their runners). */
+  runnerId?: string;
+}
+
+/**
+ * A runner of composer sessions over `setup.store`, with the configuration's budgets, lease and
+ * per-user limit.
+ *
+ * @example
+ * const runner = createComposerRunner(config, { store });
+ * queue.process((job, signal) => runner.run(job.id, signal), { concurrency: config.composer.concurrency });
+ */
+export function createComposerRunner(config: LoomConfig, setup: ComposerRunnerSetup): ComposerRunner {
+  const providers =
+    setup.providers ??
+    createProviderSet(
+      { builtin: new BuiltinProvider(new BuiltinModel()), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
+      config.completion,
+    );
+  return new ComposerRunner({
+    sessions: setup.store.composerSessions,
+    workspaces: setup.store.composerWorkspaces,
+    providers,
+    folder: composerFolder(config),
+    leaseMs: config.composer.leaseSeconds * 1000,
+    maxRunningPerUser: () => config.composer.maxRunningPerUser,
+    ...(setup.clock ? { clock: setup.clock } : {}),
+    ...(setup.runnerId ? { runnerId: setup.runnerId } : {}),
+  });
+}
+
+/** A runner with the store it opened: what `loom worker` needs. Close it to close the store. */
+export interface OpenedComposerRunner {
+  runner: ComposerRunner;
+  store: Store;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store the configuration names and builds a runner over it.
+ *
+ * @example
+ * const { runner, close } = await openComposerRunner(loadConfig({ env: process.env }));
+ * queue.process((job, signal) => runner.run(job.id, signal), { concurrency: config.composer.concurrency });
+ * // on SIGTERM: await queue.close({ graceMs: 30_000 }); await close();
+ */
+export async function openComposerRunner(config: LoomConfig, options: { clock?: Clock; runnerId?: string } = {}): Promise<OpenedComposerRunner> {
+  const resources = new ResourceStack();
+  return resources.unwindOnFailure(async () => {
+    const store = resources.push(await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    const runner = createComposerRunner(config, { store, ...options });
+    return { runner, store, close: () => resources.close() };
+  });
+}
+
+/** The queue and what feeds it, as `loom hosted` runs them. */
+export interface ComposerJobs {
+  queue: JobQueue;
+  /** The runner, when this process runs sessions (the in-process queue); absent when workers do. */
+  runner?: ComposerRunner;
+  /** Scans the store for sessions to run (after one ends, or to pick up a lapsed lease). */
+  recovery?: Recovery;
+  /** Stops taking sessions; running ones are handed back (queued again) if they do not end within the grace. */
+  close(): Promise<void>;
+}
+
+/**
+ * The job queue `loom hosted` enqueues sessions on. Without Redis: the in-process queue, run
+ * here by a runner at `composer.concurrency`, fed by a scan of the store on start and every
+ * few seconds (a session acknowledged before a crash runs after the restart). With
+ * `redisUrl`, BullMQ is the queue and `loom worker` processes run sessions; hosted processes
+ * only enqueue — that queue plugs in here (src/worker/).
+ *
+ * @example
+ * const jobs = startComposerJobs(config, { store, providers: engine.providers });
+ * await jobs.queue.enqueue({ kind: 'composer', id });
+ */
+export function startComposerJobs(config: LoomConfig, setup: ComposerRunnerSetup & { onError?: (error: unknown) => void }): ComposerJobs {
+  if (config.redisUrl) return enqueueOnly(config, setup.onError);
+  const clock = setup.clock ?? systemClock;
+  const runner = createComposerRunner(config, setup);
+  const queue = new InProcessQueue();
+  queue.onError = (error) => setup.onError?.(error);
+  const recovery = recoverJobs(setup.store.composerSessions, queue, {
+    intervalMs: Math.min(5_000, (config.composer.leaseSeconds * 1000) / 3),
+    now: () => clock.now(),
+    ...(setup.onError ? { onError: setup.onError } : {}),
+  });
+  queue.process(
+    async (job, signal) => {
+      await runner.run(job.id, signal);
+      // A session of the same user held back by the per-user limit may run now.
+      void recovery.scan();
+    },
+    { concurrency: config.composer.concurrency },
+  );
+  return {
+    queue,
+    runner,
+    recovery,
+    close: async () => {
+      recovery.stop();
+      await queue.close({ graceMs: 0 });
+    },
+  };
+}

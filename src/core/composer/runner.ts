@@ -1,0 +1,364 @@
+// Runs composer sessions: claims one in the store, prepares its scratch copy, runs plan or
+// edit mode with the agent runtime, writes the result and ends it — every write only while
+// its claim holds. The store, not the queue, says who runs what (core/jobs/queue.ts): a
+// duplicated delivery finds the session claimed and returns; a runner that dies leaves a
+// lease that lapses, and the next claim takes the session over from the start (a pushed
+// branch is never pushed again). A heartbeat renews the lease and reads the cancel flag, so a
+// cancel asked of any process stops the session within one heartbeat.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChangeEntry } from '../agents/files/change-log.ts';
+import { ChangeLog } from '../agents/files/change-log.ts';
+import { describeEntry } from '../agents/files/change-log.ts';
+import { FileLocks } from '../agents/files/file-locks.ts';
+import { TaskFiles } from '../agents/files/task-files.ts';
+import { firstMessage, SHOWN_CHARS, SHOWN_FILES, systemPrompt } from '../agents/loop/prompt.ts';
+import { runLoop, TaskStop, TURN_MAX_TOKENS, type LoopEnd } from '../agents/loop/run-loop.ts';
+import { GlobSet } from '../agents/scope/glob.ts';
+import { walkFiles, withSizes, type WalkedFile } from '../agents/scope/walk.ts';
+import { Toolbox } from '../agents/tools/index.ts';
+import { statusOf, trimText, type EndReason } from '../agents/types.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { ChatProvider } from '../completion/chat.ts';
+import { WorkspaceClones, type Worktree } from './clones.ts';
+import { FolderFiles } from './folder-files.ts';
+import { askForPlan, planMessages } from './plan.ts';
+import type { Claim, ComposerProgress, ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
+import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorkspace } from './types.ts';
+
+/** Files of the scope looked at for the prompt. */
+const SCOPE_FILES = 10_000;
+/** Characters of a step's text an event carries. */
+const EVENT_TEXT_CHARS = 500;
+
+export interface ComposerRunnerOptions {
+  sessions: ComposerSessionRepository;
+  workspaces: ComposerWorkspaceRepository;
+  /** Picks the model (ProviderSet.selectChat): the server's default chat model. */
+  providers: { selectChat(model?: string): ChatProvider & { name: string } };
+  /** Where scratch copies (`scratch/`), clones and worktrees live: under the data dir. */
+  folder: string;
+  /** This runner's name in claims; random by default. */
+  runnerId?: string;
+  /** How long a claim holds without a heartbeat; 60 s by default. */
+  leaseMs?: number;
+  /** How often the lease is renewed and the cancel flag read; a third of the lease, at most 2 s, by default. */
+  heartbeatMs?: number;
+  /** Sessions one user may have running; a session beyond stays queued until one ends. */
+  maxRunningPerUser?: () => number;
+  clock?: Clock;
+  gitPath?: string;
+}
+
+/** Why a run stopped from outside, beyond a TaskStop's reasons. */
+class ClaimLost extends Error {
+  override name = 'ClaimLost';
+}
+
+interface Held {
+  id: string;
+  claim: Claim;
+  controller: AbortController;
+  /** Set when the claim was lost: nothing more is written. */
+  lost: boolean;
+}
+
+/**
+ * Runs composer sessions by id; what `loom hosted` (in-process queue) and `loom worker`
+ * (BullMQ) hand their jobs to.
+ *
+ * @example
+ * const runner = new ComposerRunner({ sessions: store.composerSessions, workspaces: store.composerWorkspaces, providers, folder: path.join(dataDir, 'composer') });
+ * queue.process((job, signal) => runner.run(job.id, signal), { concurrency: 2 });
+ */
+export class ComposerRunner {
+  readonly runnerId: string;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly clock: Clock;
+  private readonly clones: WorkspaceClones;
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly options: ComposerRunnerOptions) {
+    this.runnerId = options.runnerId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.min(2_000, Math.floor(this.leaseMs / 3));
+    this.clock = options.clock ?? systemClock;
+    this.clones = new WorkspaceClones({ folder: options.folder, ...(options.gitPath ? { gitPath: options.gitPath } : {}) });
+  }
+
+  /**
+   * Runs a session to its end when it can be claimed (queued, or its runner's lease lapsed);
+   * returns at once otherwise. When `signal` aborts (the queue closes), the session stops and
+   * is handed back: queued again, for any runner. Never rejects for the session's own failures
+   * (they end it `failed`); rejects when the store cannot be reached.
+   */
+  async run(sessionId: string, signal?: AbortSignal): Promise<void> {
+    const now = this.clock.now();
+    const limits = this.options.maxRunningPerUser ? { maxRunningPerUser: this.options.maxRunningPerUser() } : {};
+    const claimed = await this.options.sessions.claim(sessionId, this.runnerId, now, now + this.leaseMs, limits);
+    if (!claimed) return;
+    const { record, claim } = claimed;
+    const held: Held = { id: sessionId, claim, controller: new AbortController(), lost: false };
+    this.held.set(sessionId, held);
+    const handBack = () => held.controller.abort(new TaskStop('interrupted'));
+    if (signal?.aborted) handBack();
+    signal?.addEventListener('abort', handBack, { once: true });
+    const heartbeat = setInterval(() => void this.heartbeat(held), this.heartbeatMs);
+    heartbeat.unref?.();
+    try {
+      await this.execute(record, held);
+    } finally {
+      clearInterval(heartbeat);
+      signal?.removeEventListener('abort', handBack);
+      this.held.delete(sessionId);
+    }
+  }
+
+  /** Stops a session this process runs, at once (a cancel asked here); false when it runs elsewhere or not at all. */
+  cancelHere(sessionId: string): boolean {
+    const held = this.held.get(sessionId);
+    if (!held) return false;
+    held.controller.abort(new TaskStop('cancelled'));
+    return true;
+  }
+
+  /** Sessions this runner holds now. */
+  running(): number {
+    return this.held.size;
+  }
+
+  private async heartbeat(held: Held): Promise<void> {
+    try {
+      const renewed = await this.options.sessions.renew(held.id, held.claim, this.clock.now() + this.leaseMs);
+      if (!renewed) {
+        held.lost = true;
+        held.controller.abort(new ClaimLost('another runner took the session over'));
+      } else if (renewed.cancelRequested) held.controller.abort(new TaskStop('cancelled'));
+    } catch {
+      // The store did not answer: try again on the next beat; the lease covers a few misses.
+    }
+  }
+
+  private async execute(record: ComposerSessionRecord, held: Held): Promise<void> {
+    const { sessions } = this.options;
+    const write = async (progress: ComposerProgress, last?: { type: string; data: Record<string, unknown> }) => {
+      if (held.lost || !(await sessions.update(record.id, held.claim, progress, last && { ...last, at: this.now() }))) {
+        held.lost = true;
+        throw new ClaimLost('the claim was lost');
+      }
+    };
+    const event = async (type: string, data: Record<string, unknown>) => {
+      if (held.lost) throw new ClaimLost('the claim was lost');
+      const seq = await sessions.appendEvent(record.id, { type, data, at: this.now() }, held.claim);
+      if (seq === undefined) {
+        held.lost = true;
+        throw new ClaimLost('the claim was lost');
+      }
+    };
+    let workspace: ComposerWorkspace | undefined;
+    let tree: Worktree | undefined;
+    let scratch: string | undefined;
+    try {
+      // Taken over after the branch was pushed: the work is done, only its end was not written.
+      if (record.pushed && record.edits) return await this.end(write, 'completed', null);
+      // Cancelled while its runner was gone: end it without starting again.
+      if (record.cancelRequested) return await this.end(write, 'cancelled', null);
+      if (held.controller.signal.aborted) throw held.controller.signal.reason;
+      const provider = this.options.providers.selectChat();
+      await write({ startedAt: this.now(), model: provider.name });
+      await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
+      if (record.workspace !== null) {
+        workspace = await this.options.workspaces.get(record.workspace);
+        if (!workspace) return await this.end(write, 'failed', `The workspace ${record.workspace} is no longer registered.`);
+        tree = await this.clones.checkout(workspace, `loom/composer/${record.id}`, held.controller.signal);
+        scratch = tree.path;
+      } else {
+        scratch = this.attachmentsCopy(record);
+      }
+      const files = new FolderFiles(scratch);
+      const scope = new GlobSet(record.files);
+      const inScope = await filesInScope(files.root, scope);
+      if (record.mode === 'plan') {
+        const { plan, result } = await askForPlan(
+          provider,
+          planMessages(record.prompt, record.files, inScope, (file) => safeRead(files, file)),
+          Math.min(TURN_MAX_TOKENS, record.budgets.maxTokens),
+          AbortSignal.any([held.controller.signal, AbortSignal.timeout(record.budgets.timeoutSeconds * 1000)]),
+        );
+        await write({ plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) });
+        await event('plan', { plan });
+        return await this.end(write, 'completed', null);
+      }
+      const end = await this.edit(record, held, provider, files, scope, inScope, write, event);
+      if (end.reason === 'interrupted' || held.lost) throw held.controller.signal.reason ?? new TaskStop('interrupted');
+      const status = statusOf(end.reason);
+      if (status === 'completed' && workspace && tree) {
+        const commit = await this.clones.commit(workspace, tree, `Loom composer: ${record.prompt.split('\n')[0]!.slice(0, 72)}\n\nSession ${record.id}`);
+        await write({ branch: tree.branch, ...(commit ? { commit } : {}) });
+        if (commit && workspace.push) {
+          await this.clones.push(workspace, tree.branch, held.controller.signal);
+          await write({ pushed: true });
+          await event('push', { branch: tree.branch, commit });
+        }
+      }
+      await this.end(write, status, end.error ?? (status === 'failed' ? `The session stopped: ${end.reason}.` : null), end.summary);
+    } catch (error) {
+      const reason = held.controller.signal.reason ?? error;
+      if (held.lost || reason instanceof ClaimLost) return; // another runner has it now
+      if (reason instanceof TaskStop && reason.reason === 'interrupted') {
+        // The queue is closing: hand the session back for any runner to start again.
+        await this.options.sessions.release(record.id, held.claim).catch(() => {});
+        return;
+      }
+      if (reason instanceof TaskStop && reason.reason === 'cancelled') {
+        await this.end(write, 'cancelled', null).catch(() => {});
+        return;
+      }
+      await this.end(write, 'failed', error instanceof Error ? error.message : String(error)).catch(() => {});
+    } finally {
+      if (tree && workspace) await this.clones.release(workspace, tree).catch(() => {});
+      else if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Edit mode: the agent loop over the scratch copy; each change recorded as an edit as it is made. */
+  private async edit(
+    record: ComposerSessionRecord,
+    held: Held,
+    provider: ChatProvider,
+    files: FolderFiles,
+    scope: GlobSet,
+    inScope: readonly WalkedFile[],
+    write: (progress: ComposerProgress) => Promise<void>,
+    event: (type: string, data: Record<string, unknown>) => Promise<void>,
+  ): Promise<LoopEnd> {
+    const changes = new ChangeLog();
+    let steps = 0;
+    let tokens = 0;
+    let summary: string | null = null;
+    const taskFiles = new TaskFiles({
+      taskId: record.id,
+      files,
+      scope,
+      locks: new FileLocks(),
+      changes,
+      onChange: async (change) => {
+        const edits = changes.all().flatMap(toEdits);
+        await write({ edits });
+        if (!('gone' in change)) await event('edit', { file: change.path, action: edits.find((edit) => edit.file === change.path)?.action ?? 'modified' });
+      },
+    });
+    const toolbox = new Toolbox();
+    const shown = shownContents(taskFiles, inScope);
+    return runLoop({
+      provider,
+      conversation: record.id,
+      toolbox,
+      context: { files: taskFiles, workspace: files },
+      messages: [
+        { role: 'system', content: systemPrompt({ globs: record.files, budgets: record.budgets, tools: toolbox.names() }) },
+        { role: 'user', content: firstMessage(record.prompt, record.files, inScope, shown) },
+      ],
+      budgets: record.budgets,
+      clock: this.clock,
+      startedAt: this.clock.now(),
+      signal: held.controller.signal,
+      record: async (step) => {
+        if (step.kind === 'model') {
+          steps = step.turn;
+          tokens += (step.tokens?.prompt ?? 0) + (step.tokens?.completion ?? 0);
+          if (step.text.trim() !== '') summary = trimText(step.text.trim());
+          await write({ steps, tokens, summary });
+        }
+        await event('step', {
+          turn: step.turn,
+          kind: step.kind,
+          ...(step.tool !== undefined ? { tool: step.tool, ok: step.ok } : {}),
+          text: trimText(step.text, EVENT_TEXT_CHARS),
+        });
+      },
+    });
+  }
+
+  /** Writes the session's end and its last event. */
+  private async end(
+    write: (progress: ComposerProgress, last?: { type: string; data: Record<string, unknown> }) => Promise<void>,
+    status: Exclude<ComposerStatus, 'queued' | 'running'>,
+    error: string | null,
+    summary?: string,
+  ): Promise<void> {
+    await write(
+      { status, endedAt: this.now(), error, ...(summary !== undefined ? { summary: trimText(summary) } : {}) },
+      { type: 'status', data: { status, ...(error ? { error } : {}) } },
+    );
+  }
+
+  /** A fresh folder holding the session's attachments. */
+  private attachmentsCopy(record: ComposerSessionRecord): string {
+    const folder = path.join(this.options.folder, 'scratch', record.id);
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const files = new FolderFiles(folder);
+    for (const attachment of record.attachments) {
+      // Through the gate: an attachment can never land outside the folder or in .git.
+      const target = path.join(files.root, files.key(attachment.path));
+      fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(target, attachment.content, { mode: 0o600 });
+    }
+    return folder;
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}
+
+/** sha256 (hex) of a file's content: what `apply` compares the local file with. */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A change log entry as the session's edits (none when the file ended as it began). */
+function toEdits(entry: ChangeEntry): ComposerEdit[] {
+  return describeEntry(entry).map((change) => ({
+    ...change,
+    baseHash: entry.before === null ? null : contentHash(entry.before),
+    content: entry.after,
+  }));
+}
+
+async function filesInScope(root: string, scope: GlobSet): Promise<WalkedFile[]> {
+  const found = new Set<string>();
+  for (const base of scope.bases()) {
+    const { files } = await walkFiles(root, base, (file) => scope.matches(file), { limit: SCOPE_FILES });
+    for (const file of files) found.add(file);
+  }
+  return withSizes(root, [...found].sort());
+}
+
+function shownContents(files: TaskFiles, inScope: readonly WalkedFile[]): Map<string, string> | null {
+  if (inScope.length > SHOWN_FILES || inScope.reduce((sum, file) => sum + file.size, 0) > SHOWN_CHARS) return null;
+  const contents = new Map<string, string>();
+  for (const file of inScope) {
+    try {
+      const { key, text } = files.read(file.path);
+      contents.set(key, text);
+    } catch {
+      return null;
+    }
+  }
+  return contents;
+}
+
+function safeRead(files: FolderFiles, file: string): string | null {
+  try {
+    return files.read(files.key(file));
+  } catch {
+    return null;
+  }
+}
+
+export type { EndReason };

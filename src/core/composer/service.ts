@@ -1,0 +1,222 @@
+// What the hosted operations do with composer sessions: create one (checked, limited per
+// user, written to the store, then enqueued), read it, cancel it, and follow its events. A
+// session is its owner's alone: anyone else is told it does not exist.
+import { randomUUID } from 'node:crypto';
+import { compileGlob } from '../agents/scope/glob.ts';
+import type { AgentBudgets } from '../agents/types.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { LoomError } from '../errors.ts';
+import type { Job } from '../jobs/queue.ts';
+import { protectedName } from '../workspace/protected.ts';
+import type { ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
+import { ENDED_STATUSES, type ComposerAttachment, type ComposerEvent, type ComposerMode, type ComposerSessionRecord } from './types.ts';
+
+/** Total characters of a session's attachments (the request's body limit may be lower). */
+export const MAX_ATTACHMENT_CHARS = 8 * 1024 * 1024;
+/** Events read from the store per poll of a stream. */
+const EVENTS_PER_READ = 200;
+
+/** A user's limit on waiting sessions was reached: 429 with Retry-After. */
+export class ComposerLimitError extends LoomError {
+  constructor(
+    message: string,
+    /** Seconds to wait before trying again. */
+    readonly retryAfter: number,
+  ) {
+    super('rate_limited', message, `Try again in ${retryAfter} s, or cancel a session.`);
+  }
+}
+
+export interface CreateSessionRequest {
+  prompt: string;
+  files: string[];
+  mode?: ComposerMode;
+  workspace?: string;
+  attachments?: ComposerAttachment[];
+}
+
+export interface ComposerServiceOptions {
+  sessions: ComposerSessionRepository;
+  workspaces: ComposerWorkspaceRepository;
+  /** Where new sessions go; called after the session's row is written. */
+  queue: { enqueue(job: Job): Promise<void> };
+  limits: () => { maxQueuedPerUser: number; maxRunningPerUser: number };
+  /** The budgets every session carries (the agents' defaults). */
+  budgets: () => AgentBudgets;
+  /** Stops a session this process runs at once (the in-process runner); the flag in the store reaches any other. */
+  cancelHere?: (sessionId: string) => boolean;
+  clock?: Clock;
+  /** How often a stream looks for new events; 250 ms by default. */
+  pollMs?: number;
+}
+
+/**
+ * The composer sessions of the hosted API.
+ *
+ * @example
+ * const composer = new ComposerService({ sessions, workspaces, queue, limits: () => config.composer, budgets: () => config.agents });
+ * const { sessionId } = await composer.create(userId, { prompt: 'Add a README', files: ['README.md'], attachments: [] });
+ * for await (const event of composer.follow(userId, sessionId, 0, signal)) console.log(event.type);
+ */
+export class ComposerService {
+  private readonly clock: Clock;
+
+  constructor(private readonly options: ComposerServiceOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * Checks the request, writes the session (queued) and enqueues it. Throws LoomError
+   * validation_error (bad globs or paths, an unknown workspace, neither a workspace nor
+   * attachments when the server has not exactly one workspace) or ComposerLimitError.
+   */
+  async create(userId: string, request: CreateSessionRequest): Promise<{ sessionId: string; status: 'queued' | 'running'; workspace: string | null }> {
+    const files = request.files.map((glob) => compileGlob(glob).source.trim());
+    const attachments = checkAttachments(request.attachments ?? []);
+    const workspace = await this.pickWorkspace(request.workspace, attachments.length > 0);
+    const limits = this.options.limits();
+    const active = await this.options.sessions.countActive(userId);
+    if (active.queued >= limits.maxQueuedPerUser) {
+      throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
+    }
+    const now = new Date(this.clock.now()).toISOString();
+    const record: ComposerSessionRecord = {
+      id: randomUUID(),
+      userId,
+      prompt: request.prompt,
+      files,
+      mode: request.mode ?? 'edit',
+      workspace,
+      attachments,
+      status: 'queued',
+      budgets: this.options.budgets(),
+      model: null,
+      plan: null,
+      edits: null,
+      branch: null,
+      commit: null,
+      pushed: false,
+      error: null,
+      summary: null,
+      steps: 0,
+      tokens: 0,
+      createdAt: now,
+      startedAt: null,
+      endedAt: null,
+      runner: null,
+      attempt: 0,
+      leaseUntil: null,
+      cancelRequested: false,
+    };
+    await this.options.sessions.create(record);
+    await this.options.sessions.appendEvent(record.id, { type: 'status', data: { status: 'queued' }, at: now });
+    // Written first: a lost delivery is found again by the recovery scan.
+    await this.options.queue.enqueue({ kind: 'composer', id: record.id }).catch(() => {});
+    const after = await this.options.sessions.get(record.id);
+    return { sessionId: record.id, status: after?.status === 'running' ? 'running' : 'queued', workspace };
+  }
+
+  /** The session, to its owner; LoomError not_found to anyone else. */
+  async get(userId: string, sessionId: string): Promise<ComposerSessionRecord> {
+    const record = await this.options.sessions.get(sessionId);
+    if (!record || record.userId !== userId) throw new LoomError('not_found', `There is no composer session ${JSON.stringify(sessionId)}.`);
+    return record;
+  }
+
+  /**
+   * Cancels the session: a queued one ends `cancelled` at once; a running one stops within a
+   * heartbeat (at once when it runs in this process) and ends `cancelled` with the edits it
+   * had made. An ended session is left as it is. Resolves with the session after.
+   */
+  async cancel(userId: string, sessionId: string): Promise<ComposerSessionRecord> {
+    await this.get(userId, sessionId);
+    const asked = await this.options.sessions.requestCancel(sessionId, new Date(this.clock.now()).toISOString());
+    if (asked && !asked.cancelled && asked.record.status === 'running') this.options.cancelHere?.(sessionId);
+    return this.get(userId, sessionId);
+  }
+
+  /**
+   * The session's events after `after`, then each new one as it is written, ending after the
+   * event that ends the session (or when `signal` aborts). Checks ownership before the first.
+   */
+  async follow(userId: string, sessionId: string, after: number, signal: AbortSignal): Promise<AsyncIterable<ComposerEvent>> {
+    await this.get(userId, sessionId);
+    const { sessions } = this.options;
+    const pollMs = this.options.pollMs ?? 250;
+    return {
+      [Symbol.asyncIterator]: async function* () {
+        let last = after;
+        while (!signal.aborted) {
+          const events = await sessions.events(sessionId, last, EVENTS_PER_READ);
+          for (const event of events) {
+            last = event.seq;
+            yield event;
+            if (event.type === 'status' && ENDED_STATUSES.includes(event.data.status as never)) return;
+          }
+          if (events.length === EVENTS_PER_READ) continue;
+          // Ended without its last event in view (resumed past it): nothing more will come.
+          const record = await sessions.get(sessionId);
+          if (!record || (ENDED_STATUSES.includes(record.status) && (await sessions.events(sessionId, last, 1)).length === 0)) return;
+          await waitFor(pollMs, signal);
+        }
+      },
+    };
+  }
+
+  private async pickWorkspace(name: string | undefined, hasAttachments: boolean): Promise<string | null> {
+    if (name !== undefined) {
+      if (hasAttachments) throw new LoomError('validation_error', 'Send a workspace or attachments, not both.');
+      if (!(await this.options.workspaces.get(name))) {
+        throw new LoomError(
+          'validation_error',
+          `There is no workspace ${JSON.stringify(name)} on this server.`,
+          'The operator registers them: loom admin workspaces add NAME --repo URL.',
+        );
+      }
+      return name;
+    }
+    if (hasAttachments) return null;
+    const registered = await this.options.workspaces.list();
+    if (registered.length === 1) return registered[0]!.name;
+    throw new LoomError(
+      'validation_error',
+      registered.length === 0
+        ? 'A session needs files to work on: send attachments ([{path, content}]); this server has no workspace registered.'
+        : `A session needs files to work on: name a workspace (${registered.map((w) => w.name).join(', ')}) or send attachments.`,
+    );
+  }
+}
+
+/** Attachments with checked paths (relative, no `..`, never in .git or .loom, each once) and a total size cap. */
+function checkAttachments(attachments: ComposerAttachment[]): ComposerAttachment[] {
+  let total = 0;
+  const seen = new Set<string>();
+  return attachments.map(({ path, content }, index) => {
+    const where = `attachments[${index}].path`;
+    const normalized = path.trim().replace(/^\.\//, '');
+    if (normalized === '' || normalized.startsWith('/') || /^[A-Za-z]:/.test(normalized) || normalized.includes('\\') || /[\u0000-\u001f]/.test(normalized)) {
+      throw new LoomError('validation_error', `${where} must be a relative path with / between folders.`);
+    }
+    const segments = normalized.split('/');
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+      throw new LoomError('validation_error', `${where} must not contain "..", "." or empty folder names.`);
+    if (segments.some((segment) => protectedName(segment))) throw new LoomError('validation_error', `${where} is in a protected folder (.git, .loom).`);
+    if (seen.has(normalized)) throw new LoomError('validation_error', `${where} repeats ${normalized}.`);
+    seen.add(normalized);
+    total += content.length;
+    if (total > MAX_ATTACHMENT_CHARS) throw new LoomError('validation_error', `The attachments hold more than ${MAX_ATTACHMENT_CHARS} characters.`);
+    return { path: normalized, content };
+  });
+}
+
+function waitFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

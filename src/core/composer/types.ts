@@ -1,0 +1,104 @@
+// What a composer session is, as the store, the runner and the API see it (docs/composer.md).
+import type { AgentBudgets, ChangeAction } from '../agents/types.ts';
+
+export type ComposerMode = 'edit' | 'plan';
+
+/** `queued` until a runner claims it, `running` while one holds it, then how it ended. */
+export type ComposerStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export const ENDED_STATUSES: readonly ComposerStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** A file sent with the request: the session's scratch copy starts from these. */
+export interface ComposerAttachment {
+  /** Relative, `/`-separated. */
+  path: string;
+  content: string;
+}
+
+/** One file's change, as `loom composer apply` needs it. */
+export interface ComposerEdit {
+  /** The file's path after the session (for a deleted file: the path it had). */
+  file: string;
+  action: ChangeAction;
+  /** For `renamed`: the path it had before. */
+  from?: string;
+  /** Unified diff from the file before the session to the file after it. */
+  diff: string;
+  /** sha256 (hex) of the file's content before the session; null when the session created it. `apply` refuses when the local file differs. */
+  baseHash: string | null;
+  /** The file's whole content after the session; null when deleted. `apply` writes it (diffs are for people). */
+  content: string | null;
+}
+
+/** What a plan-mode session answers with. */
+export interface ComposerPlan {
+  summary: string;
+  steps: string[];
+  /** Files the plan would touch. */
+  files: string[];
+}
+
+/** A session as stored: its request, its state, its result and the claim of the runner holding it. */
+export interface ComposerSessionRecord {
+  /** UUID. */
+  id: string;
+  /** The user who created it: the only one who sees it. */
+  userId: string;
+  prompt: string;
+  files: string[];
+  mode: ComposerMode;
+  /** The registered workspace it runs on; null for attachments only. */
+  workspace: string | null;
+  attachments: ComposerAttachment[];
+  status: ComposerStatus;
+  budgets: AgentBudgets;
+  /** The model that ran it, once running. */
+  model: string | null;
+  plan: ComposerPlan | null;
+  edits: ComposerEdit[] | null;
+  /** `loom/composer/<id>` for a git workspace in edit mode. */
+  branch: string | null;
+  /** The commit on `branch`. */
+  commit: string | null;
+  /** Whether `branch` was pushed to the workspace's origin (done once; a takeover does not push again). */
+  pushed: boolean;
+  error: string | null;
+  /** The model's last words. */
+  summary: string | null;
+  steps: number;
+  tokens: number;
+  /** ISO 8601. */
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  /** The runner holding the claim (while running). */
+  runner: string | null;
+  /** Claims so far: a runner writes only while its attempt is the row's. */
+  attempt: number;
+  /** Epoch ms until which the claim holds; past it another runner may take the session over. */
+  leaseUntil: number | null;
+  cancelRequested: boolean;
+}
+
+/** A progress event, replayed to SSE clients from `seq` on. */
+export interface ComposerEvent {
+  /** 1-based, per session: the SSE `id:`. */
+  seq: number;
+  /** `status`, `step`, `edit`, `plan`. */
+  type: string;
+  data: Record<string, unknown>;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** A workspace the operator registered: a git repository the server clones and fetches. */
+export interface ComposerWorkspace {
+  name: string;
+  /** URL or path of the repository (the origin of the server's clone). */
+  repo: string;
+  /** The branch sessions start from; null: the origin's default branch. */
+  branch: string | null;
+  /** Push each session's branch back to the origin. */
+  push: boolean;
+  createdAt: string;
+}

@@ -1,0 +1,274 @@
+// Composer sessions end to end through startHosted: a scripted OpenAI-compatible server is the
+// model; sessions are created over HTTP, run by the in-process queue, polled, followed over
+// SSE (resumed with Last-Event-ID) and cancelled; a registered git workspace is a bare
+// repository on disk. Auth: 401 without a token, 403 without write:composer, 404 to another user.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../support/openai-fake.ts';
+import { bearer, registerClient, signedInUser, signInWithCode } from '../support/oauth.ts';
+import { post, startTestHosted, type TestHosted } from '../support/hosted.ts';
+import { waitFor } from '../support/wait.ts';
+
+const SESSION = '/api/v1/composer/session';
+
+function editTurn(file: string, search: string, replace: string): ScriptedTurn {
+  return { kind: 'tools', calls: [{ id: 'call_1', name: 'edit_file', arguments: JSON.stringify({ path: file, search, replace }) }] };
+}
+const says = (text: string): ScriptedTurn => ({ kind: 'text', text });
+
+async function createSession(hosted: TestHosted, key: string, body: unknown): Promise<Response> {
+  return post(`${hosted.url}${SESSION}`, body, 'application/json', bearer(key));
+}
+
+async function getSession(hosted: TestHosted, key: string, id: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${hosted.url}${SESSION}/${id}`, { headers: bearer(key) });
+  return { status: res.status, body: await res.json() };
+}
+
+function cancelSession(hosted: TestHosted, key: string, id: string): Promise<Response> {
+  return fetch(`${hosted.url}${SESSION}/${id}/cancel`, { method: 'POST', headers: bearer(key) });
+}
+
+async function ended(hosted: TestHosted, key: string, id: string): Promise<any> {
+  let body: any;
+  await waitFor(
+    async () => ['completed', 'failed', 'cancelled'].includes((body = (await getSession(hosted, key, id)).body).status),
+    undefined,
+    `the end of ${id}`,
+  );
+  return body;
+}
+
+/** Reads an SSE answer to its end: each event's id, type and data. */
+async function readEvents(res: Response): Promise<{ id: number; event: string; data: any }[]> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('data:'))
+    .map((block) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2) ?? '';
+      return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
+    });
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/** A bare repository holding one commit on main, made through a scratch clone. */
+function bareRepository(t: TestContext, files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-composer-git-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const bare = path.join(root, 'app.git');
+  const work = path.join(root, 'work');
+  fs.mkdirSync(work);
+  git(root, 'init', '-q', '--bare', bare);
+  git(work, 'init', '-q');
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
+    fs.writeFileSync(path.join(work, name), text);
+  }
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'first');
+  git(work, 'push', '-q', bare, 'HEAD:refs/heads/main');
+  return bare;
+}
+
+describe('composer sessions (POST /api/v1/composer/session …)', () => {
+  let fake: FakeOpenAi;
+  let hosted: TestHosted;
+  let key: string;
+  let otherKey: string;
+  let cookie: string;
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    hosted = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      composer: { concurrency: 1, maxQueuedPerUser: 3 },
+    });
+    const user = await signedInUser(hosted, 'composer@example.com');
+    cookie = user.cookie;
+    key = (await hosted.identity.apiKeys.create(user.user.id, { name: 'cli', expiresInDays: 1 })).key;
+    otherKey = (await hosted.identity.apiKeys.create((await signedInUser(hosted, 'other@example.com')).user.id, { name: 'cli', expiresInDays: 1 })).key;
+  });
+  after(async () => {
+    await hosted.close();
+    await fake.close();
+  });
+
+  it('edits attachments: 201 queued, then completed with a unified diff, base hash and content; the events replay and resume', async () => {
+    fake.chat.queue(editTurn('src/add.ts', 'return a - b;', 'return a + b;'), says('Fixed the sign.'));
+    const res = await createSession(hosted, key, {
+      prompt: 'Fix add',
+      files: ['src/**'],
+      attachments: [{ path: 'src/add.ts', content: 'export function add(a, b) {\n  return a - b;\n}\n' }],
+    });
+    assert.equal(res.status, 201);
+    const created = (await res.json()) as any;
+    assert.match(created.sessionId, /^[0-9a-f-]{36}$/);
+    assert.ok(['queued', 'running'].includes(created.status));
+    assert.equal(created.workspace, null);
+
+    const session = await ended(hosted, key, created.sessionId);
+    assert.equal(session.status, 'completed', session.error);
+    assert.equal(session.mode, 'edit');
+    assert.equal(session.edits.length, 1);
+    const [edit] = session.edits;
+    assert.equal(edit.file, 'src/add.ts');
+    assert.equal(edit.action, 'modified');
+    assert.match(edit.diff, /^-  return a - b;$/m);
+    assert.match(edit.diff, /^\+  return a \+ b;$/m);
+    assert.match(edit.baseHash, /^[0-9a-f]{64}$/);
+    assert.equal(edit.content, 'export function add(a, b) {\n  return a + b;\n}\n');
+    assert.equal(session.summary, 'Fixed the sign.');
+    assert.equal(session.branch, null);
+
+    const stream = await fetch(`${hosted.url}${SESSION}/${created.sessionId}/events`, { headers: bearer(key) });
+    assert.equal(stream.status, 200);
+    assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const events = await readEvents(stream);
+    assert.deepEqual(
+      events.map((e) => e.id),
+      events.map((_e, i) => i + 1),
+    );
+    assert.deepEqual(events[0]!.data, { status: 'queued' });
+    assert.ok(events.some((e) => e.event === 'edit' && e.data.file === 'src/add.ts'));
+    assert.deepEqual(events.at(-1)!.data, { status: 'completed' });
+
+    // Resumed after the third: the rest, from the fourth on.
+    const resumed = await readEvents(await fetch(`${hosted.url}${SESSION}/${created.sessionId}/events`, { headers: { ...bearer(key), 'last-event-id': '3' } }));
+    assert.deepEqual(
+      resumed.map((e) => e.id),
+      events.slice(3).map((e) => e.id),
+    );
+  });
+
+  it('plans without changing anything', async () => {
+    fake.chat.queue(says('{"summary": "Rename add to sum.", "steps": ["Rename the function", "Update callers"], "files": ["src/add.ts"]}'));
+    const res = await createSession(hosted, key, {
+      prompt: 'Rename add to sum',
+      files: ['src/**'],
+      mode: 'plan',
+      attachments: [{ path: 'src/add.ts', content: 'export function add() {}\n' }],
+    });
+    assert.equal(res.status, 201);
+    const session = await ended(hosted, key, ((await res.json()) as any).sessionId);
+    assert.equal(session.status, 'completed', session.error);
+    assert.deepEqual(session.plan, { summary: 'Rename add to sum.', steps: ['Rename the function', 'Update callers'], files: ['src/add.ts'] });
+    assert.deepEqual(session.edits, []);
+  });
+
+  it('follows a running session live over SSE, and cancels it', async () => {
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    const res = await createSession(hosted, key, { prompt: 'Slow', files: ['a.txt'], attachments: [{ path: 'a.txt', content: 'a\n' }] });
+    const { sessionId } = (await res.json()) as any;
+    await fake.chat.held();
+    const live = fetch(`${hosted.url}${SESSION}/${sessionId}/events`, { headers: bearer(key) });
+    const cancel = await cancelSession(hosted, key, sessionId);
+    assert.equal(cancel.status, 200);
+    const session = await ended(hosted, key, sessionId);
+    assert.equal(session.status, 'cancelled');
+    const events = await readEvents(await live);
+    assert.deepEqual(events.at(-1)!.data, { status: 'cancelled' });
+    fake.chat.release();
+    // Cancelling again answers the session as it is.
+    const again = await cancelSession(hosted, key, sessionId);
+    assert.equal(((await again.json()) as any).status, 'cancelled');
+  });
+
+  it('runs on a registered git workspace: a branch loom/composer/<id> with the commit, pushed back', async (t) => {
+    const bare = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
+    await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
+    t.after(() => hosted.store.composerWorkspaces.remove('app'));
+    fake.chat.queue(editTurn('src/add.ts', 'export const add = (a, b) => a - b;', 'export const add = (a, b) => a + b;'), says('Done.'));
+    // The only workspace registered and no attachments: the session runs on it.
+    const res = await createSession(hosted, key, { prompt: 'Fix add', files: ['src/*.ts'] });
+    assert.equal(res.status, 201);
+    const created = (await res.json()) as any;
+    assert.equal(created.workspace, 'app');
+    const session = await ended(hosted, key, created.sessionId);
+    assert.equal(session.status, 'completed', session.error);
+    assert.equal(session.branch, `loom/composer/${created.sessionId}`);
+    assert.match(session.commit, /^[0-9a-f]{40}$/);
+    assert.equal(session.pushed, true);
+    assert.equal(git(bare, 'rev-parse', `refs/heads/${session.branch}`), session.commit);
+    assert.equal(git(bare, 'show', `${session.commit}:src/add.ts`), 'export const add = (a, b) => a + b;');
+    assert.equal(git(bare, 'rev-list', '--count', 'main'), '1', 'main is untouched');
+  });
+
+  it('refuses bad requests with 400, and an unknown workspace', async () => {
+    for (const body of [
+      { prompt: 'x', files: ['/etc/passwd'], attachments: [{ path: 'a', content: '' }] },
+      { prompt: 'x', files: ['../up'], attachments: [{ path: 'a', content: '' }] },
+      { prompt: 'x', files: ['a'], attachments: [{ path: '../a', content: '' }] },
+      { prompt: 'x', files: ['a'], attachments: [{ path: '.git/config', content: '' }] },
+      { prompt: 'x', files: ['a'], workspace: 'nope' },
+      { prompt: 'x', files: ['a'] },
+      { prompt: '', files: ['a'], attachments: [{ path: 'a', content: '' }] },
+      { prompt: 'x', files: [], attachments: [{ path: 'a', content: '' }] },
+      { prompt: 'x', files: ['a'], mode: 'yolo', attachments: [{ path: 'a', content: '' }] },
+      { prompt: 'x', files: Array.from({ length: 101 }, () => 'a'), attachments: [{ path: 'a', content: '' }] },
+    ]) {
+      const res = await createSession(hosted, key, body);
+      const answer = (await res.json()) as any;
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(answer.error, 'validation_error');
+    }
+  });
+
+  it('401 without a token, 403 without write:composer, 404 for another user and for no session', async () => {
+    const body = { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] };
+    const anonymous = await post(`${hosted.url}${SESSION}`, body);
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as any).error, 'unauthorized');
+    const { client } = await registerClient(hosted);
+    const tabOnly = (await signInWithCode(hosted, client, 'read:tab', cookie)).access_token;
+    const refused = await createSession(hosted, tabOnly, body);
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as any).error, 'insufficient_scope');
+
+    fake.chat.queue(says('Nothing to do.'));
+    const { sessionId } = (await (await createSession(hosted, key, body)).json()) as any;
+    await ended(hosted, key, sessionId);
+    for (const url of [`${SESSION}/${sessionId}`, `${SESSION}/${sessionId}/events`]) {
+      const res = await fetch(`${hosted.url}${url}`, { headers: bearer(otherKey) });
+      assert.equal(res.status, 404, url);
+      assert.equal(((await res.json()) as any).error, 'not_found');
+    }
+    const cancel = await cancelSession(hosted, otherKey, sessionId);
+    assert.equal(cancel.status, 404);
+    assert.equal((await getSession(hosted, key, '00000000-0000-4000-8000-000000000000')).status, 404);
+    assert.equal((await getSession(hosted, key, 'not-a-uuid')).status, 404);
+  });
+
+  it('429 with Retry-After past the queued sessions a user may have', async () => {
+    fake.chat.queue({ kind: 'text', text: 'busy', hold: true });
+    const body = { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] };
+    const ids: string[] = [];
+    const first = (await (await createSession(hosted, key, body)).json()) as any;
+    ids.push(first.sessionId);
+    await fake.chat.held();
+    // concurrency 1: the first runs, three wait; the fifth is one too many.
+    for (let i = 0; i < 3; i++) ids.push(((await (await createSession(hosted, key, body)).json()) as any).sessionId);
+    const refused = await createSession(hosted, key, body);
+    assert.equal(refused.status, 429);
+    assert.equal(((await refused.json()) as any).error, 'rate_limited');
+    assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+    // Cancelled, queued ones end at once (the waiting ones first: the running one's end would let the next run); the running one too.
+    for (const id of [...ids].reverse()) await cancelSession(hosted, key, id);
+    fake.chat.release();
+    for (const id of ids) assert.equal((await ended(hosted, key, id)).status, 'cancelled');
+  });
+});
