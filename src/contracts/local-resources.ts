@@ -155,7 +155,20 @@ export const InsertRequest = Type.Object(
 export type InsertRequest = Static<typeof InsertRequest>;
 
 export const ReplaceRequest = Type.Object(
-  { text: EditText, startLine: Line, startColumn: Column, endLine: Line, endColumn: Column, path: Type.Optional(WorkspacePath) },
+  {
+    text: EditText,
+    startLine: Line,
+    startColumn: Column,
+    endLine: Line,
+    endColumn: Column,
+    path: Type.Optional(WorkspacePath),
+    version: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Apply only to this version of the document (positions are in it); another version is 409 VERSION_CONFLICT, nothing changed.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ReplaceRequest = Static<typeof ReplaceRequest>;

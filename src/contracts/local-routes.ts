@@ -276,11 +276,12 @@ export const replaceText = defineRoute({
   method: 'POST',
   path: '/api/editor/replace',
   summary: 'Replace a range',
-  description: 'Replaces the text from the start position (inclusive) to the end position (exclusive). The cursor moves to the end of the new text.',
+  description:
+    'Replaces the text from the start position (inclusive) to the end position (exclusive). The cursor moves to the end of the new text. With `version`, only if the document is still at that version (the window sends it, so that its edit never lands where another one moved the text).',
   tag: 'Editor',
   request: { body: ReplaceRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
-  errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  errors: ['no_active_file', 'out_of_range', 'version_conflict', ...FILE_ERRORS, ...WRITE_ERRORS],
   mcpTool: 'replace_text',
 });
 

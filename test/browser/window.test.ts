@@ -109,6 +109,11 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
   });
 
   const serverText = async () => (await local.request('GET', '/api/editor/text?path=src/calc.ts')).json.text as string;
+  /** Waits for the window's lines to satisfy `check`; a failure shows them, and the server's text. */
+  const waitForLines = (check: (lines: string[]) => boolean, what: string) =>
+    waitFor(async () => check(await lines()), undefined, what).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the window: ${JSON.stringify(await lines())}; the server: ${JSON.stringify(await serverText())}`);
+    });
   /** The editor's lines as text, without the ghost text on screen. */
   const lines = () =>
     page.evaluate(() =>
@@ -159,7 +164,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.keyboard.type(' ');
     assert.equal(await ghost.textContent(), '* b;', 'typing its first character keeps the rest');
     await page.keyboard.press('Tab');
-    await waitFor(async () => (await lines())[1] === '  return a * b;', undefined, 'the accepted suggestion');
+    await waitForLines((l) => l[1] === '  return a * b;', 'the accepted suggestion');
     assert.equal(await ghost.count(), 0);
     await page.locator('.tab.dirty[data-path="src/calc.ts"]').waitFor();
     // The edits reach the server's document.
@@ -174,12 +179,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
       body: JSON.stringify({ path: 'src/calc.ts', text: '// multiplies\n', line: 1, column: 1 }),
     });
     assert.equal(inserted.status, 200);
-    await waitFor(async () => (await lines())[0] === '// multiplies', undefined, 'the insert in the window');
+    await waitForLines((l) => l[0] === '// multiplies', 'the insert in the window');
     assert.deepEqual((await lines()).slice(0, 4), ['// multiplies', 'export function mul(a: number, b: number): number {', '  return a * b;', '}']);
     assert.equal(await page.locator('#status-position').textContent(), 'Ln 3, Col 16', 'the cursor moved with its text');
     // Typing goes on where the cursor is.
     await page.keyboard.type(' // ok');
-    await waitFor(async () => (await lines())[2] === '  return a * b; // ok', undefined, 'typing after the insert');
+    await waitForLines((l) => l[2] === '  return a * b; // ok', 'typing after the insert');
     await waitFor(async () => (await serverText()).includes('// ok'), undefined, 'the typing on the server');
   });
 
@@ -190,12 +195,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     const inserted = await local.request('POST', '/api/editor/insert', { path: 'src/calc.ts', text: '// x\n', line: 1, column: 1 });
     assert.equal(inserted.status, 200);
     const expected = ['// x', '// multiplies', 'export function mul(a: number, b: number): number {', '  return a * b; // ok!', '}', ''];
-    await waitFor(async () => JSON.stringify(await lines()) === JSON.stringify(expected), undefined, 'both edits in the window');
+    await waitForLines((l) => JSON.stringify(l) === JSON.stringify(expected), 'both edits in the window');
     await waitFor(async () => (await serverText()) === expected.join('\n'), undefined, 'both edits on the server');
     // Undo takes back the user's own typing (how much of it is CodeMirror's grouping), never
     // the edit made elsewhere.
     await page.keyboard.press('Control+z');
-    await waitFor(async () => !(await lines())[3]!.endsWith('// ok!'), undefined, 'the undo');
+    await waitForLines((l) => !l[3]!.endsWith('// ok!'), 'the undo');
     assert.equal((await lines())[0], '// x');
     await page.keyboard.press('Escape');
     await page.keyboard.press('End');
@@ -203,7 +208,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.keyboard.press('Shift+Home');
     await page.keyboard.type('  return a * b; // ok!');
     await page.keyboard.press('Escape');
-    await waitFor(async () => JSON.stringify(await lines()) === JSON.stringify(expected), undefined, 'the line typed again');
+    await waitForLines((l) => JSON.stringify(l) === JSON.stringify(expected), 'the line typed again');
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Shift+ArrowDown');
     await page.keyboard.press('Delete');
@@ -250,12 +255,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     assert.equal(fs.readFileSync(path.join(local.workspace, 'src/calc.ts'), 'utf8'), disk, 'nothing was overwritten');
     await page.screenshot({ path: path.join(IMAGES, 'conflict.png'), clip: { x: 0, y: 0, width: 1280, height: 200 } });
     await bar.locator('button.reload').click();
-    await waitFor(async () => (await lines())[0] === 'export const changedOnDisk = true;', undefined, 'the file from disk');
+    await waitForLines((l) => l[0] === 'export const changedOnDisk = true;', 'the file from disk');
     await bar.waitFor({ state: 'hidden' });
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
     git(local.workspace, 'checkout', '--', 'src/calc.ts');
     // Changed on disk by another program, under a document without unsaved edits: the window follows.
-    await waitFor(async () => (await lines())[0] === '// multiplies', undefined, 'the committed file back in the window');
+    await waitForLines((l) => l[0] === '// multiplies', 'the committed file back in the window');
   });
 
   it('runs an agent task on the scripted model and shows its diff', async () => {
@@ -279,8 +284,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
   it('lists built-in and extension commands in the palette (Ctrl+Shift+P) and runs an extension command', async () => {
     await page.locator('.cm-content').click();
     await page.keyboard.press('Control+Shift+P');
-    await page.locator('.palette-input').waitFor();
-    await page.locator('.palette-item[data-command="loom.save"]').waitFor();
+    await page.locator('.palette-input:focus').waitFor();
     await page.keyboard.type('word count');
     await page.locator('.palette-item.chosen[data-command="wordCount.count"]').waitFor();
     await page.screenshot({ path: path.join(IMAGES, 'palette.png') });
@@ -299,7 +303,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     assert.match((await bar.textContent()) ?? '', /an extension of its own \(Insert Date\)/);
     const listed = async () => {
       await page.keyboard.press('Control+Shift+P');
-      await page.locator('.palette-item[data-command="loom.save"]').waitFor();
+      await page.locator('.palette-list[data-complete="true"]').waitFor();
       const names = await page.locator('.palette-item').evaluateAll((items) => items.map((item) => item.getAttribute('data-command')));
       await page.keyboard.press('Escape');
       return names;
@@ -313,6 +317,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     // The palette asks for the commands each time it opens; the host may take a moment to find them.
     await waitFor(async () => (await listed()).includes('insertDate.insert'), undefined, "the workspace extension's command in the palette");
     await page.keyboard.press('Control+Shift+P');
+    await page.locator('.palette-input:focus').waitFor();
     await page.keyboard.type('insert date');
     await page.locator('.palette-item.chosen[data-command="insertDate.insert"]').waitFor();
     await page.keyboard.press('Enter');

@@ -55,4 +55,31 @@ describe('file:change events', () => {
       assert.equal(copy, (await local.request('GET', '/api/editor/text?path=a.txt')).json.text);
     }
   });
+
+  it('refuses a replace made against an older version, changing nothing (409 VERSION_CONFLICT)', async () => {
+    const { json: now } = await local.request('GET', '/api/editor/text?path=a.txt');
+    const stale = await local.request('POST', '/api/editor/replace', {
+      path: 'a.txt',
+      text: 'X',
+      startLine: 1,
+      startColumn: 1,
+      endLine: 1,
+      endColumn: 1,
+      version: now.version - 1,
+    });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.json.error.code, 'VERSION_CONFLICT');
+    assert.deepEqual((await local.request('GET', '/api/editor/text?path=a.txt')).json, now);
+    const current = await local.request('POST', '/api/editor/replace', {
+      path: 'a.txt',
+      text: 'X',
+      startLine: 1,
+      startColumn: 1,
+      endLine: 1,
+      endColumn: 1,
+      version: now.version,
+    });
+    assert.equal(current.status, 200);
+    assert.equal(current.json.version, now.version + 1);
+  });
 });

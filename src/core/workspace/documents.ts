@@ -120,6 +120,13 @@ export class Documents {
   /** Replaces a range (start inclusive, end exclusive); the cursor ends after the new text. */
   async replace(input: ReplaceRequest): Promise<EditResult> {
     const document = this.editable(this.document(input.path));
+    if (input.version !== undefined && input.version !== document.version) {
+      throw new LoomError(
+        'version_conflict',
+        `${document.path} is at version ${document.version}, not ${input.version}: another edit came first; nothing was changed.`,
+        'Read the text again (GET /api/editor/text) and make the edit against it.',
+      );
+    }
     const start = this.offsetOf(document, input.startLine, input.startColumn, 'startLine', 'startColumn');
     const end = this.offsetOf(document, input.endLine, input.endColumn, 'endLine', 'endColumn');
     if (end < start) throw outOfRange('The end of the range comes before its start.');

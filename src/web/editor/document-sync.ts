@@ -7,7 +7,7 @@
 // the server's text again and applies the difference as one change: the cursor maps through it.
 import { ChangeSet, Text, type ChangeSpec } from '@codemirror/state';
 import type { DocumentText, EditResult, Position } from '../../contracts/local-resources.ts';
-import { api, inWords, isTransient } from '../api.ts';
+import { api, ApiError, inWords, isTransient } from '../api.ts';
 
 /** How long typing may go on before what was typed is sent anyway. */
 const MAX_WAIT_MS = 1000;
@@ -138,6 +138,31 @@ export class DocumentSync {
     this.host.onResynced();
   }
 
+  /**
+   * Takes in the server's text as it is now, as one remote change from `base` (the difference),
+   * with the user's unsent edits moved past it: what the events would have done, had they all
+   * arrived. Used when an edit was refused for a version that moved on.
+   */
+  private async rebase(): Promise<void> {
+    try {
+      const text = await api<DocumentText>('GET', `/api/editor/text?path=${encodeURIComponent(this.path)}`);
+      const server = textOf(text.text);
+      const spec = difference(this.base, server);
+      if (spec) {
+        const change = ChangeSet.of(spec, this.base.length);
+        const onScreen = this.pending ? change.map(this.pending) : change;
+        if (this.pending) this.pending = this.pending.map(change, true);
+        this.host.applyRemote(onScreen);
+      }
+      this.base = server;
+      this.version = text.version;
+      this.held = this.held.filter((event) => event.version > text.version);
+    } catch (error) {
+      this.host.onProblem(`${this.path}: ${inWords(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
   private applyEvent(event: FileChangeEvent): void {
     const from = offsetOf(this.base, event.from);
     const to = offsetOf(this.base, event.to);
@@ -187,6 +212,8 @@ export class DocumentSync {
         startColumn: start.column,
         endLine: end.line,
         endColumn: end.column,
+        // Positions are in this version: the server refuses the edit if another came first.
+        version: this.version,
       });
       const crossed = result.version !== this.version + 1;
       this.base = after;
@@ -201,6 +228,12 @@ export class DocumentSync {
       }
       for (const event of held) this.remote(event);
     } catch (error) {
+      if (error instanceof ApiError && error.code === 'VERSION_CONFLICT') {
+        // Another edit came first: take it in, move the user's edits past it, send them again.
+        this.pending = this.pending ? changes.compose(this.pending) : changes;
+        await this.rebase();
+        return;
+      }
       if (isTransient(error)) {
         // Kept, with what was typed since, and sent again after a pause: typing is never lost
         // to a rate limit or a server that is restarting.

@@ -25,6 +25,8 @@ export class Palette {
   private commands: PaletteCommand[] = [];
   private shown: PaletteCommand[] = [];
   private chosen = 0;
+  /** Counts openings: a late answer for an earlier one is dropped. */
+  private opening = 0;
 
   constructor(
     private readonly builtIns: () => PaletteCommand[],
@@ -56,12 +58,21 @@ export class Palette {
     );
   }
 
+  /** Opens at once with the window's own commands (keys typed now land in the filter); extensions' join when they arrive. */
   async open(): Promise<void> {
-    this.commands = [...this.builtIns(), ...(await this.extensionCommands())];
+    const opening = (this.opening += 1);
+    this.commands = this.builtIns();
+    this.list.dataset['complete'] = 'false';
     this.input.value = '';
     this.element.hidden = false;
     this.filter();
     this.input.focus();
+    const extensions = await this.extensionCommands();
+    if (opening !== this.opening || this.element.hidden) return;
+    this.commands = [...this.commands, ...extensions];
+    // Every command is listed now (tests and assistive tools can tell).
+    this.list.dataset['complete'] = 'true';
+    this.filter(true);
   }
 
   close(): void {
@@ -87,13 +98,16 @@ export class Palette {
     }
   }
 
-  private filter(): void {
+  /** Filters by what is typed; `keepChoice` keeps the chosen command chosen when the list grows. */
+  private filter(keepChoice = false): void {
+    const chosen = this.shown[this.chosen];
     const words = this.input.value.toLowerCase().split(/\s+/).filter(Boolean);
     this.shown = this.commands.filter((command) => {
       const haystack = `${command.title} ${command.name} ${command.source}`.toLowerCase();
       return words.every((word) => haystack.includes(word));
     });
-    this.chosen = 0;
+    const kept = keepChoice && chosen && this.input.value === '' ? this.shown.indexOf(chosen) : -1;
+    this.chosen = kept >= 0 ? kept : 0;
     this.render();
   }
 
