@@ -96,8 +96,8 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
-      // The save refused for the conflict with the disk is one the test causes (the browser logs the 409).
-      if (message.type() === 'error' && /status of 409 .*\/api\/editor\/save/.test(message.text() + message.location().url)) return;
+      // Refusals the test causes on purpose (the browser logs them): the save in conflict with the disk, a push without a remote.
+      if (message.type() === 'error' && /status of 409 .*\/api\/(editor\/save|git\/push)$/.test(message.text() + message.location().url)) return;
       if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
     });
   });
@@ -238,6 +238,13 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.locator('#git-clean').waitFor();
     assert.equal(git(local.workspace, 'log', '-1', '--format=%s'), 'Multiply');
     assert.equal(git(local.workspace, 'status', '--porcelain'), '');
+    // No remote: the refusal in words, never a bare code.
+    await page.locator('#git-push').click();
+    const refusal = page.locator('.git-result.failed');
+    await refusal.waitFor();
+    const words = (await refusal.textContent()) ?? '';
+    assert.match(words, /remote/i);
+    assert.doesNotMatch(words, /^[A-Z_]+$/);
   });
 
   it('offers the way out when the file changed on disk under unsaved edits: reload from disk', async () => {
@@ -279,6 +286,9 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     assert.match((await page.locator('.agent-steps').textContent()) ?? '', /edit_file/);
     assert.match(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), /return b \+ a;/);
     await page.screenshot({ path: path.join(IMAGES, 'agent-panel.png') });
+    await page.locator('#agent-revert').click();
+    await page.locator('#agent-state', { hasText: 'reverted' }).waitFor();
+    assert.equal(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), MATH);
   });
 
   it('lists built-in and extension commands in the palette (Ctrl+Shift+P) and runs an extension command', async () => {
