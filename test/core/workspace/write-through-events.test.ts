@@ -1,6 +1,7 @@
 // A program's write through an open document (Documents.writeThrough, what an agent's edits go
 // through) is told as one file:change — the stretch that differs, in the text as it was — then
-// file:save, and the file is on disk when the call returns.
+// file:save, and the file is on disk when the call returns. file:change is for the live stream
+// only: durable listeners (webhooks) never see it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,9 @@ describe('Documents.writeThrough', () => {
     const bus = new EventBus();
     const events: LoomEvent[] = [];
     bus.subscribe((event) => void events.push(event));
+    // The webhook outbox's kind of listener: file:change (every edit, with the code) never reaches it.
+    const durable: string[] = [];
+    bus.subscribeDurable((event) => void durable.push(event.type));
     const documents = new Documents(new WorkspacePaths(root), bus);
     const opened = await documents.openFile('a.ts');
 
@@ -30,5 +34,6 @@ describe('Documents.writeThrough', () => {
     );
     assert.deepEqual(after[0]!.data, { path: 'a.ts', version: opened.version + 1, from: { line: 2, column: 12 }, to: { line: 2, column: 12 }, text: '0' });
     assert.ok(after[0]!.seq < after[1]!.seq);
+    assert.deepEqual(durable, ['file:open', 'file:save']);
   });
 });
