@@ -3,6 +3,7 @@
 // unsaved markers, saving (Ctrl/Cmd+S) and the way out of a conflict with the disk. The
 // window's tabs are the server's open documents: opening, closing and saving go through the
 // local API, so what the API, agents and the window see is one set of documents.
+import { autocompletion } from '@codemirror/autocomplete';
 import { indentWithTab } from '@codemirror/commands';
 import { Compartment, EditorState, Transaction, type ChangeSpec } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
@@ -213,6 +214,8 @@ export class Workbench {
     const language = new Compartment();
     return [
       basicSetup,
+      // Ghost text is the completion as you type; CodeMirror's list of words comes on Ctrl+Space only.
+      autocompletion({ activateOnTyping: false }),
       keymap.of([
         {
           key: 'Mod-s',
