@@ -183,6 +183,12 @@ export const SaveRequest = Type.Object(
 
 export const ReloadRequest = Type.Object({ path: Type.Optional(WorkspacePath) }, { additionalProperties: false });
 
+export const CursorRequest = Type.Object(
+  { line: Line, column: Column, path: Type.Optional(WorkspacePath) },
+  { additionalProperties: false, title: 'CursorRequest' },
+);
+export type CursorRequest = Static<typeof CursorRequest>;
+
 export const CloseRequest = Type.Object(
   {
     path: Type.Optional(WorkspacePath),

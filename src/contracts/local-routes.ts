@@ -27,6 +27,7 @@ import {
   CommandResult,
   CommandRunRequest,
   CloseRequest,
+  CursorRequest,
   DeliveriesQuery,
   DeliveryLog,
   DocumentList,
@@ -313,6 +314,19 @@ export const reloadDocument = defineRoute({
   emits: ['file:open'],
   errors: ['no_active_file', ...FILE_ERRORS],
   mcpTool: 'reload_file',
+});
+
+export const moveCursor = defineRoute({
+  id: 'moveCursor',
+  method: 'POST',
+  path: '/api/editor/cursor',
+  summary: 'Move the cursor',
+  description:
+    "Puts a document's cursor at a position (where an insert without a position goes; what an extension's `editor.insert` uses). The window sends it when the user moves the cursor.",
+  tag: 'Editor',
+  request: { body: CursorRequest },
+  success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
+  errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS],
 });
 
 export const closeDocument = defineRoute({
@@ -695,6 +709,7 @@ export const localRoutes = [
   replaceText,
   saveDocument,
   reloadDocument,
+  moveCursor,
   closeDocument,
   completeCode,
   runAgent,

@@ -326,12 +326,22 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.locator('.cm-content').click();
     // The palette asks for the commands each time it opens; the host may take a moment to find them.
     await waitFor(async () => (await listed()).includes('insertDate.insert'), undefined, "the workspace extension's command in the palette");
+    // The cursor, put at the end of the first line with the keys, is where the extension inserts.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    const firstLine = (await lines())[0]!;
+    await waitFor(
+      async () => JSON.stringify((await local.request('GET', '/api/editor/file')).json.cursor) === JSON.stringify({ line: 1, column: firstLine.length + 1 }),
+      undefined,
+      "the server's cursor to follow the window's",
+    );
     await page.keyboard.press('Control+Shift+P');
     await page.locator('.palette-input:focus').waitFor();
     await page.keyboard.type('insert date');
     await page.locator('.palette-item.chosen[data-command="insertDate.insert"]').waitFor();
     await page.keyboard.press('Enter');
-    await waitFor(async () => (await lines()).some((line) => /\d{4}-\d{2}-\d{2}/.test(line)), undefined, "the extension's insert in the window");
+    await waitForLines((l) => l[0]!.startsWith(firstLine) && /^\d{4}-\d{2}-\d{2}$/.test(l[0]!.slice(firstLine.length)), "the extension's insert at the cursor");
     await waitFor(async () => (await serverText()) === (await lines()).join('\n'), undefined, 'the window and the server agreeing');
     assert.deepEqual(problems, []);
   });

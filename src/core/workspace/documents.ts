@@ -2,7 +2,16 @@
 // one of them active, each with a cursor. Positions on the public side are 1-based lines and
 // columns (UTF-16 code units, as in JavaScript strings and LSP); inside they are 0-based.
 import fs from 'node:fs';
-import type { ClosedDocument, DocumentSummary, DocumentText, EditResult, InsertRequest, Position, ReplaceRequest } from '../../contracts/local-resources.ts';
+import type {
+  ClosedDocument,
+  CursorRequest,
+  DocumentSummary,
+  DocumentText,
+  EditResult,
+  InsertRequest,
+  Position,
+  ReplaceRequest,
+} from '../../contracts/local-resources.ts';
 import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
@@ -131,6 +140,13 @@ export class Documents {
     const end = this.offsetOf(document, input.endLine, input.endColumn, 'endLine', 'endColumn');
     if (end < start) throw outOfRange('The end of the range comes before its start.');
     return this.edit(document, start, end, input.text);
+  }
+
+  /** Puts the cursor at a position of a document (the active one when no path is given). */
+  moveCursor(input: CursorRequest): DocumentSummary {
+    const document = this.document(input.path);
+    document.cursor = this.offsetOf(document, input.line, input.column, 'line', 'column');
+    return this.summary(document);
   }
 
   /**

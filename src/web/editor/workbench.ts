@@ -17,6 +17,9 @@ import { DocumentSync, type FileChangeEvent } from './document-sync.ts';
 import { ghostText, type CompletionTiming } from './ghost-text.ts';
 import { languageMode } from './languages.ts';
 
+/** Quiet time after the cursor moves before the server is told. */
+const CURSOR_QUIET_MS = 400;
+
 /** How often the open documents are checked against the disk while the window is visible. */
 const DISK_CHECK_MS = 10_000;
 
@@ -235,6 +238,9 @@ export class Workbench {
           const line = update.state.doc.lineAt(head);
           this.host.onCursor(line.number, head - line.from + 1);
         }
+        // A move without typing (a click, the arrows): the server's cursor follows, so that an
+        // insert at the cursor (an extension's) lands where the user is. Typing moves it anyway.
+        if (update.selectionSet && !update.docChanged) this.scheduleCursor(document);
         for (const tr of update.transactions) {
           if (!tr.docChanged || tr.annotation(remoteEdit)) continue;
           document.sync.local(tr.changes);
@@ -247,6 +253,21 @@ export class Workbench {
         onProblem: (words) => this.host.notify(words, 'warning'),
       }),
     ];
+  }
+
+  private cursorTimer: ReturnType<typeof setTimeout> | undefined;
+
+  private scheduleCursor(document: OpenDocument): void {
+    clearTimeout(this.cursorTimer);
+    this.cursorTimer = setTimeout(() => void this.sendCursor(document), CURSOR_QUIET_MS);
+  }
+
+  private async sendCursor(document: OpenDocument): Promise<void> {
+    await document.sync.flush();
+    if (this.active !== document || document.sync.busy) return;
+    const head = this.view.state.selection.main.head;
+    const line = this.view.state.doc.lineAt(head);
+    await api('POST', '/api/editor/cursor', { path: document.path, line: line.number, column: head - line.from + 1 }).catch(() => undefined);
   }
 
   private applyRemote(document: OpenDocument, changes: ChangeSpec): void {
