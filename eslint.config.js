@@ -9,7 +9,7 @@ const readonly = (names) => Object.fromEntries(names.map((name) => [name, 'reado
 
 export default defineConfig(
   // dist/: built files (the window's bundle, npm run build:web).
-  { ignores: ['node_modules/', 'coverage/', '.loom-data/', 'dist/'] },
+  { ignores: ['node_modules/', 'coverage/', '.loom-data/', 'dist/', 'docs/examples/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

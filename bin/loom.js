@@ -1,8 +1,26 @@
 #!/usr/bin/env node
-// Entry point of the `loom` command. The sources are TypeScript run through tsx's loader,
-// so a checkout works with no build step.
-import { register } from 'tsx/esm/api';
+// Entry point of the `loom` command. It runs the JavaScript that `npm install` compiled into
+// dist/cli/ (scripts/build-cli.js, the `prepare` script) when that build matches the sources
+// file for file (bin/build-stamp.js); otherwise the TypeScript sources through tsx's loader, so
+// a checkout works with no build step and an edited one never runs stale code.
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { freshCompiledEntry } from './build-stamp.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv);
+// `loom --version` needs nothing but package.json (config/version.ts reads the same field).
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.exit(0);
+}
+
+const compiled = freshCompiledEntry();
+let entry;
+if (compiled) {
+  entry = await import(pathToFileURL(compiled).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  entry = await import('../src/cli/main.ts');
+}
+await entry.main(process.argv, { compiled: Boolean(compiled) });

@@ -1,21 +1,62 @@
+// The `loom` program: its commands and how a failure becomes one line and an exit code.
+//
+// Start-up speed: bin/loom.js runs this file compiled (scripts/build-cli.js), and every command
+// loads only what its definition needs. A command module defines its options cheaply and its
+// action imports the implementation (servers, store, models) with `await import(…)`; `npm test
+// -- test/cli/startup.test.ts` fails when a heavy package is loaded before a command runs.
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
-import { CatalogError } from '../core/catalog/load.ts';
 import { LoomError } from '../core/errors.ts';
-import { SettingsError } from '../local/settings.ts';
 import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
 import { completeCommand } from './commands/complete.ts';
+import { completionCommand } from './commands/completion.ts';
+import { doctorCommand } from './commands/doctor.ts';
+import { downloadsCommand } from './commands/downloads.ts';
+import { eventsCommand } from './commands/events.ts';
 import { commandsCommand, extensionCommand, runCommandCommand } from './commands/extension.ts';
+import { feedbackCommand } from './commands/feedback.ts';
+import { gitCommand } from './commands/git.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
+import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
 import { workerCommand } from './commands/worker.ts';
+import { CliError } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
 import { printProblem } from './output.ts';
+import { runtime } from './runtime.ts';
+
+/** Every top-level command, in the order `loom --help` lists them. Adding a command: one import and one entry. */
+const COMMANDS: (() => Command)[] = [
+  upCommand,
+  hostedCommand,
+  serveCommand,
+  tokenCommand,
+  adminCommand,
+  modelsCommand,
+  completeCommand,
+  agentCommand,
+  extensionCommand,
+  commandsCommand,
+  runCommandCommand,
+  mcpCommand,
+  workerCommand,
+  gitCommand,
+  eventsCommand,
+  downloadsCommand,
+  feedbackCommand,
+  loginCommand,
+  whoamiCommand,
+  logoutCommand,
+  statusCommand,
+  doctorCommand,
+  completionCommand,
+];
 
 /**
  * The `loom` command and its subcommands, unparsed.
@@ -24,45 +65,52 @@ import { printProblem } from './output.ts';
  * await buildProgram().parseAsync(['node', 'loom', 'hosted', '--port', '9000']);
  */
 export function buildProgram(): Command {
-  return new Command('loom')
-    .description('Loom: an open, self-hostable AI code editor service')
-    .version(LOOM_VERSION)
-    .addCommand(upCommand())
-    .addCommand(hostedCommand())
-    .addCommand(serveCommand())
-    .addCommand(tokenCommand())
-    .addCommand(adminCommand())
-    .addCommand(modelsCommand())
-    .addCommand(completeCommand())
-    .addCommand(agentCommand())
-    .addCommand(extensionCommand())
-    .addCommand(commandsCommand())
-    .addCommand(runCommandCommand())
-    .addCommand(mcpCommand())
-    .addCommand(workerCommand())
-    .addCommand(loginCommand())
-    .addCommand(whoamiCommand())
-    .addCommand(logoutCommand());
+  const program = new Command('loom').description('Loom: an open, self-hostable AI code editor service').version(LOOM_VERSION);
+  for (const command of COMMANDS) program.addCommand(command());
+  return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs `loom` with `argv` (process.argv's shape) and sets the exit code (docs/cli.md, "Exit codes");
+ * `how.compiled` says bin/loom.js started the compiled build (loom doctor reports it).
+ *
+ * @example await main(['node', 'loom', 'whoami', '--json']);
+ */
+export async function main(argv: string[], how: { compiled?: boolean } = {}): Promise<void> {
+  runtime.compiled = how.compiled === true;
   try {
-    await buildProgram().exitOverride().parseAsync(argv);
+    const program = buildProgram();
+    // Every command, not only the root (addCommand does not pass it on): main() owns the exit code.
+    const throwInsteadOfExit = (command: Command): void => {
+      command.exitOverride();
+      command.commands.forEach(throwInsteadOfExit);
+    };
+    throwInsteadOfExit(program);
+    await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode);
-    if (error instanceof ConfigError || error instanceof CatalogError || error instanceof SettingsError) {
-      printProblem(error.message);
-      process.exit(2);
-    }
-    if (error instanceof LoomError) {
-      printProblem(`${error.message}${error.hint ? ` ${error.hint}` : ''}`);
-      process.exit(1);
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED' || code === 'ENOTFOUND') {
-      printProblem((error as Error).message);
-      process.exit(1);
-    }
-    throw error;
+    // commander has printed its message: 0 for --help and --version, 2 for a usage error.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
+    const exitCode = await exitCodeOf(error);
+    if (exitCode === undefined) throw error;
+    const hint = error instanceof LoomError && error.hint ? ` ${error.hint}` : '';
+    printProblem(`${(error as Error).message}${hint}`);
+    process.exit(exitCode);
   }
+}
+
+/** A server that cannot start (its port, its database or Redis): exit 1, as documented for loom hosted and loom worker. */
+const CANNOT_START = new Set(['EADDRINUSE', 'EACCES', 'ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET']);
+
+/** The exit code of a failure the user can act on, or undefined for a bug (its stack is worth showing). */
+async function exitCodeOf(error: unknown): Promise<number | undefined> {
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof ConfigError) return EXIT.usage;
+  // Loaded only on this path: they are heavy, and most runs never fail.
+  const [{ CatalogError }, { SettingsError }] = await Promise.all([import('../core/catalog/load.ts'), import('../local/settings.ts')]);
+  if (error instanceof CatalogError || error instanceof SettingsError) return EXIT.usage;
+  if (error instanceof LoomError) return EXIT.failure;
+  // Commands that call a server say exit 3 themselves (CliError); a bare network error comes from a start-up.
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && CANNOT_START.has(code)) return EXIT.failure;
+  return undefined;
 }

@@ -11,11 +11,19 @@ export function addSettingOptions(command: Command, keys: readonly SettingKey[])
   commandSettings.set(command, keys);
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     if (!spec.flag || !keys.includes(spec.key as SettingKey)) continue;
-    const env = spec.env.length ? ` (env ${spec.env.join(', ')})` : '';
-    command.option(`${spec.flag} <value>`, `${spec.description}${env}`);
+    command.option(`${spec.flag} <value>`, `${spec.description}${sourcesOf(spec)}`);
   }
   command.option('--config <file>', 'config file (env LOOM_CONFIG; default <config dir>/config.json if present)');
   return command;
+}
+
+/** ` (env LOOM_X; default: 27432)`: where else the setting comes from, and its default, for --help. */
+function sourcesOf(spec: SettingSpec): string {
+  const parts = [];
+  if (spec.env.length) parts.push(`env ${spec.env.join(', ')}`);
+  const fallback = spec.default !== undefined ? String(spec.default) : spec.defaultText?.replace(/`/g, '');
+  if (fallback !== undefined) parts.push(`default: ${fallback}`);
+  return parts.length ? ` (${parts.join('; ')})` : '';
 }
 
 /** The config of a command's run: its flags (those it offers), the environment, the file, defaults. */

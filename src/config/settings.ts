@@ -1,7 +1,7 @@
 // The config schema: every setting once, with its flag, environment variables, default and
 // meaning. The loader reads it, `loom` builds its flags from it and docs/configuration.md is
 // generated from it (npm run docs:config).
-import { AGENT_BUDGET_LIMITS } from '../contracts/local-resources.ts';
+import { AGENT_BUDGET_LIMITS } from '../contracts/agent-limits.ts';
 
 export type SettingKind =
   | { type: 'integer'; min: number; max: number }

@@ -2,27 +2,10 @@
 // operation accepts, and the OAuth wire formats.
 import { Type, type Static } from 'typebox';
 import { StringEnum } from './schema-helpers.ts';
+import { GRANT_TYPES, type Scope } from './scopes.ts';
 
-/** Every scope, what it grants and which flows may ask for it. */
-export const SCOPES = {
-  openid: { meaning: 'ID token', authorizationCode: true, clientCredentials: false },
-  profile: { meaning: 'user name', authorizationCode: true, clientCredentials: false },
-  email: { meaning: 'user email', authorizationCode: true, clientCredentials: false },
-  'read:downloads': { meaning: 'list downloads', authorizationCode: true, clientCredentials: true },
-  'read:models': { meaning: 'list models', authorizationCode: true, clientCredentials: true },
-  'read:health': { meaning: 'health check', authorizationCode: true, clientCredentials: true },
-  'write:feedback': { meaning: 'submit feedback', authorizationCode: true, clientCredentials: true },
-  'write:composer': { meaning: 'create composer sessions', authorizationCode: true, clientCredentials: false },
-  'read:tab': { meaning: 'tab completion', authorizationCode: true, clientCredentials: false },
-} as const satisfies Record<string, { meaning: string; authorizationCode: boolean; clientCredentials: boolean }>;
-
-export type Scope = keyof typeof SCOPES;
-export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
-export const CLIENT_CREDENTIALS_SCOPES = ALL_SCOPES.filter((s) => SCOPES[s].clientCredentials);
-
-export function isScope(value: string): value is Scope {
-  return Object.hasOwn(SCOPES, value);
-}
+// The names alone live in scopes.ts, free of the schema library, for the CLI's quick start-up.
+export { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isGrantType, isScope, type GrantType, type Scope } from './scopes.ts';
 
 /**
  * What an operation accepts. `oauth2`: an OAuth access token carrying one of these scopes;
@@ -35,13 +18,6 @@ export interface OperationAuth {
   anonymous?: boolean;
   /** `Authorization: Basic` carries OAuth client credentials (the token endpoint). */
   clientBasic?: boolean;
-}
-
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
-export type GrantType = (typeof GRANT_TYPES)[number];
-
-export function isGrantType(value: string): value is GrantType {
-  return (GRANT_TYPES as readonly string[]).includes(value);
 }
 
 /**

@@ -2,6 +2,7 @@
 // (local-routes.ts) names them per route; the types the rest of the code uses are derived from
 // them (core's git results and document summaries included), so each shape is written once.
 import { Type, type Static } from 'typebox';
+import { AGENT_BUDGET_LIMITS } from './agent-limits.ts';
 import type { ErrorCode } from './errors.ts';
 import { StringEnum, Text } from './schema-helpers.ts';
 import { LanguageId } from './schemas.ts';
@@ -470,11 +471,8 @@ export type DeliveryLog = Static<typeof DeliveryLog>;
  * What a task's budgets may be, a request's or the configured defaults' (the config schema
  * takes its limits from here).
  */
-export const AGENT_BUDGET_LIMITS = {
-  maxSteps: { minimum: 1, maximum: 1000 },
-  maxTokens: { minimum: 1000, maximum: 100_000_000 },
-  timeoutSeconds: { minimum: 10, maximum: 86_400 },
-} as const;
+// The limits alone live in agent-limits.ts, free of the schema library: the settings table reads them.
+export { AGENT_BUDGET_LIMITS } from './agent-limits.ts';
 
 export const AGENT_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
 export const AGENT_END_REASONS = [

@@ -2,10 +2,10 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Text } from './schema-helpers.ts';
 
-export const PRODUCT_IDS = ['ide', 'omni', 'cli'] as const;
-export const PLATFORMS = ['windows', 'macos', 'linux'] as const;
-export type ProductId = (typeof PRODUCT_IDS)[number];
-export type Platform = (typeof PLATFORMS)[number];
+import { PLATFORMS, PRODUCT_IDS } from './products.ts';
+
+// The names alone live in products.ts, free of the schema library, for the CLI's quick start-up.
+export { PLATFORMS, PRODUCT_IDS, type Platform, type ProductId } from './products.ts';
 
 export const ErrorBody = Type.Object(
   {

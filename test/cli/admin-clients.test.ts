@@ -126,7 +126,7 @@ describe('loom admin clients', () => {
       assert.ok(!hasStackTrace(result.stderr));
     }
     const noName = await clients('add');
-    assert.equal(noName.code, 1);
+    assert.equal(noName.code, 2, 'a usage error');
     assert.match(noName.stderr, /required option '--name <name>' not specified/);
     assert.deepEqual(JSON.parse((await clients('list', '--json')).stdout).length, 1, 'nothing was registered');
   });

@@ -38,7 +38,8 @@ describe('loom admin keys refusals', () => {
     cases.forEach(([args, message], i) => {
       const result = results[i]!;
       const what = args.join(' ');
-      assert.equal(result.code, 1, `${what}: ${result.stderr}`);
+      // commander's own messages (`error: …`) are usage errors, exit 2; the command's refusals exit 1.
+      assert.equal(result.code, message.source.startsWith('^error:') ? 2 : 1, `${what}: ${result.stderr}`);
       assert.equal(result.stdout, '', what);
       assert.equal(result.stderr.split('\n').length, 2, `${what}: one line, got ${JSON.stringify(result.stderr)}`);
       assert.match(result.stderr.trimEnd(), message, what);

@@ -101,7 +101,7 @@ describe('loom admin users', () => {
       assert.ok(!result.stderr.includes('\x1b'), 'control characters are printed escaped');
     }
     const missing = await site.loom('admin', 'users', 'add');
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 2, 'a usage error');
     assert.match(missing.stderr, /missing required argument 'name'/);
     assert.deepEqual(JSON.parse((await site.loom('admin', 'users', 'list', '--json')).stdout), []);
   });

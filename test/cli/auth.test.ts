@@ -134,7 +134,7 @@ describe('loom login, whoami, logout', () => {
     assert.deepEqual(u.read().servers, {});
     assert.deepEqual(await u.loom('logout', '--server', hosted.url), { code: 0, signal: null, stdout: `Not signed in to ${hosted.url}.\n`, stderr: '' });
     const nobody = await u.loom('whoami', '--server', hosted.url);
-    assert.equal(nobody.code, 1);
+    assert.equal(nobody.code, 4, 'sign-in needed');
     assert.equal(nobody.stdout, '');
     assert.equal(nobody.stderr, `loom: not signed in to ${hosted.url}; run loom login --server ${hosted.url}\n`);
   });
@@ -207,7 +207,7 @@ describe('loom login, whoami, logout', () => {
     fs.writeFileSync(u.file, JSON.stringify({ servers: { [hosted.url]: { ...stored, expires_at: '2000-01-01T00:00:00.000Z' } } }));
 
     const whoami = await u.loom('whoami', '--server', hosted.url);
-    assert.equal(whoami.code, 1);
+    assert.equal(whoami.code, 4, 'sign-in needed');
     assert.match(
       whoami.stderr,
       new RegExp(`^loom: your sign-in to ${hosted.url} has expired or was revoked \\(invalid_grant: .+\\); run loom login --server ${hosted.url}\\n$`),
@@ -229,19 +229,19 @@ describe('loom login, whoami, logout', () => {
       stderr: `loom: cannot listen on 127.0.0.1:${port} (EADDRINUSE); pick another --port or leave it out\n`,
     });
     const low = await u.loom('login', '--server', hosted.url, '--port', '80');
-    assert.equal(low.code, 1);
+    assert.equal(low.code, 2, 'a usage error');
     assert.match(low.stderr, /--port <n>.*a port from 1024 to 65535/);
   });
 
-  it('rejects a bad server address: --server (exit 1) and LOOM_SERVER (exit 2)', async (t) => {
+  it('rejects a bad server address: --server and LOOM_SERVER (exit 2); an unreachable one is exit 3', async (t) => {
     const u = user(t);
     const flag = await u.loom('whoami', '--server', 'ftp://example.com');
-    assert.equal(flag.code, 1);
+    assert.equal(flag.code, 2);
     assert.match(flag.stderr, /--server <url>.*an http or https URL/);
     const env = await runLoom(['logout'], { ...u.env, LOOM_SERVER: 'not a url' });
     assert.deepEqual(env, { code: 2, signal: null, stdout: '', stderr: 'loom: LOOM_SERVER: "not a url" is not an http or https URL\n' });
     const unreachable = await runLoom(['login', '--server', 'http://127.0.0.1:9', '--no-browser'], u.env);
-    assert.equal(unreachable.code, 1);
+    assert.equal(unreachable.code, 3);
     assert.match(unreachable.stderr, /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+\n$/);
   });
 });

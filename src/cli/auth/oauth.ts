@@ -4,6 +4,7 @@ import type { TokenResponse } from '../../contracts/auth.ts';
 import { loadConfig, publicUrlFor } from '../../config/load.ts';
 import { CLI_CLIENT_ID } from '../../core/identity/clients.ts';
 import { CliError } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import type { ServerCredentials } from './credentials.ts';
 
 export { CLI_CLIENT_ID };
@@ -131,9 +132,9 @@ export async function send(url: string, init: RequestInit = {}): Promise<Respons
   try {
     return await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw new CliError(`no answer from ${url} within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    if ((error as Error).name === 'TimeoutError') throw new CliError(`no answer from ${url} within ${REQUEST_TIMEOUT_MS / 1000} s`, EXIT.unreachable);
     const cause = (error as { cause?: { message?: string } }).cause;
-    throw new CliError(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}`);
+    throw new CliError(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}`, EXIT.unreachable);
   }
 }
 

@@ -1,6 +1,7 @@
 // A usable access token for a server: the stored one while it has more than a minute left,
 // else a new one from the refresh token (rotated: the new refresh token replaces the old).
 import { CliError } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import type { CredentialsFile, CredentialStore, ServerCredentials } from './credentials.ts';
 import { credentialsFrom, OAuthError, tokenRequest } from './oauth.ts';
 
@@ -39,7 +40,7 @@ export async function freshCredentials(store: CredentialStore, server: string, o
     if (!stillCurrent) return { credentials: stored, refreshed: false };
     if (!stored.refresh_token) {
       await forget(store, server);
-      throw new CliError(`your sign-in to ${server} has expired; ${loginHint(server)}`);
+      throw new CliError(`your sign-in to ${server} has expired; ${loginHint(server)}`, EXIT.signInNeeded);
     }
     let next: ServerCredentials;
     try {
@@ -48,7 +49,7 @@ export async function freshCredentials(store: CredentialStore, server: string, o
     } catch (error) {
       if (error instanceof OAuthError && (error.code === 'invalid_grant' || error.code === 'invalid_client' || error.code === 'unauthorized_client')) {
         await forget(store, server);
-        throw new CliError(`your sign-in to ${server} has expired or was revoked (${error.message}); ${loginHint(server)}`);
+        throw new CliError(`your sign-in to ${server} has expired or was revoked (${error.message}); ${loginHint(server)}`, EXIT.signInNeeded);
       }
       if (error instanceof OAuthError) throw new CliError(`cannot refresh the sign-in to ${server}: ${error.message}`);
       throw error;
@@ -67,7 +68,7 @@ export function expiresSoon(credentials: ServerCredentials, now: number): boolea
 export function notSignedIn(store: CredentialStore, server: string): CliError {
   const others = Object.keys(store.read().servers);
   const elsewhere = others.length ? ` (signed in to ${others.join(', ')}; pick one with --server)` : '';
-  return new CliError(`not signed in to ${server}${elsewhere}; ${loginHint(server)}`);
+  return new CliError(`not signed in to ${server}${elsewhere}; ${loginHint(server)}`, EXIT.signInNeeded);
 }
 
 // Inside store.locked(): read-modify-write without taking the lock again.

@@ -1,8 +1,8 @@
 // `loom admin clients add|list|remove`: the OAuth clients of the hosted server, registered
 // straight in the store it uses (same --data-dir / DATABASE_URL resolution as the server).
 import { Command } from 'commander';
-import { GRANT_TYPES, type GrantType, type Scope } from '../../contracts/auth.ts';
-import { ClientRegistry, CLI_CLIENT_ID } from '../../core/identity/clients.ts';
+import { GRANT_TYPES, type GrantType, type Scope } from '../../contracts/scopes.ts';
+import type { ClientRegistry } from '../../core/identity/clients.ts';
 import type { ClientRecord } from '../../core/identity/records.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, listOption } from '../options.ts';
@@ -88,13 +88,18 @@ export function clientsCommand(): Command {
     }),
   );
 
-  const remove = new Command('remove').description('remove a client: it can no longer get tokens').argument('<client-id>', 'the client to remove');
+  const remove = new Command('remove')
+    .description('remove a client: it can no longer get tokens')
+    .argument('<client-id>', 'the client to remove')
+    .option('--json', 'print {client_id, removed}');
   addSettingOptions(remove, ['dataDir']).action(
-    cliAction(async (clientId: string, _options: unknown, command: Command) => {
+    cliAction(async (clientId: string, options: { json?: boolean }, command: Command) => {
+      const { CLI_CLIENT_ID } = await import('../../core/identity/clients.ts');
       if (clientId === CLI_CLIENT_ID) throw new CliError(`${CLI_CLIENT_ID} is built in and cannot be removed`);
       await withRegistry(command, async (registry) => {
         if (!(await registry.remove(clientId))) throw new CliError(`no client ${clientId}; loom admin clients list shows them`);
-        print(`Removed client ${oneLine(clientId)}.\n`);
+        if (options.json) printJson({ client_id: clientId, removed: true });
+        else print(`Removed client ${oneLine(clientId)}.\n`);
       });
     }),
   );
@@ -103,7 +108,10 @@ export function clientsCommand(): Command {
 }
 
 function withRegistry(command: Command, work: (registry: ClientRegistry) => Promise<void>): Promise<void> {
-  return withStore(command, (store) => work(new ClientRegistry(store.clients, store.grants)));
+  return withStore(command, async (store) => {
+    const { ClientRegistry } = await import('../../core/identity/clients.ts');
+    return work(new ClientRegistry(store.clients, store.grants));
+  });
 }
 
 function viewOf(client: ClientRecord, withCreatedAt: boolean): ClientView {

@@ -4,13 +4,11 @@
 import { Command } from 'commander';
 import { publicUrlFor } from '../../config/load.ts';
 import { systemClock } from '../../core/clock.ts';
-import { API_KEY_SCOPES, MAX_KEY_DAYS } from '../../core/identity/api-keys.ts';
-import { createIdentity } from '../../core/identity/index.ts';
+import { API_KEY_SCOPES, DEFAULT_KEY_DAYS, MAX_KEY_DAYS } from '../../core/identity/api-keys.ts';
 import { LocalUsers } from '../../core/identity/local-users.ts';
 import type { ApiKeyRecord, UserRecord } from '../../core/identity/records.ts';
-import { parseScope } from '../../core/identity/tokens.ts';
 import { MutableServiceUrls } from '../../core/urls.ts';
-import { DEFAULT_KEY_DAYS, formatDate, keyView, type KeyStatus } from '../../hosted/web/dashboard.ts';
+import type { KeyStatus, KeyView } from '../../hosted/web/dashboard.ts';
 import type { Store } from '../../store/index.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, listOption } from '../options.ts';
@@ -97,6 +95,12 @@ export function keysCommand(): Command {
         }
         const urls = new MutableServiceUrls(publicUrlFor(config), config.authUrl);
         const user = await findUser(store, options.user);
+        // The identity modules (JWT signing) load only for this action.
+        const [{ createIdentity }, { parseScope }, { formatDate }] = await Promise.all([
+          import('../../core/identity/index.ts'),
+          import('../../core/identity/tokens.ts'),
+          import('../../hosted/web/dashboard.ts'),
+        ]);
         const identity = await createIdentity(store, { urls, providers: [], clock: systemClock });
         const { key, record } = await identity.apiKeys.create(user.id, {
           name: options.name,
@@ -141,7 +145,8 @@ export function keysCommand(): Command {
         const records = only ? await store.apiKeys.listForUser(only.id) : await store.apiKeys.list();
         const logins = new Map((await store.users.list()).map((u) => [u.id, u.login]));
         const now = systemClock.now();
-        const views = records.map((record) => listView(record, logins.get(record.userId) ?? '?', now));
+        const [{ parseScope }, { formatDate, keyView }] = await Promise.all([import('../../core/identity/tokens.ts'), import('../../hosted/web/dashboard.ts')]);
+        const views = records.map((record) => listView(keyView(record, now), record, logins.get(record.userId) ?? '?', parseScope));
         if (options.json) {
           printJson(views);
           return;
@@ -157,16 +162,20 @@ export function keysCommand(): Command {
     }),
   );
 
-  const revoke = new Command('revoke').description('revoke an API key: it stops working at once').argument('<id>', "the key's id (loom admin keys list)");
+  const revoke = new Command('revoke')
+    .description('revoke an API key: it stops working at once')
+    .argument('<id>', "the key's id (loom admin keys list)")
+    .option('--json', 'print {id, revoked}');
   addSettingOptions(revoke, ['dataDir']).action(
-    cliAction(async (id: string, _options: unknown, command: Command) => {
+    cliAction(async (id: string, options: { json?: boolean }, command: Command) => {
       await withStore(command, async (store) => {
         const key = await store.apiKeys.get(id);
         if (!key) throw new CliError(`no API key ${JSON.stringify(id.slice(0, 60))}; loom admin keys list shows them`);
         // Revoking twice is refused (as `clients remove` is): the first revocation's time stays.
         const revoked = !key.revokedAt && (await store.apiKeys.revoke(id, key.userId, new Date(systemClock.now()).toISOString()));
         if (!revoked) throw new CliError(`API key ${id} is revoked already`);
-        print(`Revoked API key ${id} "${oneLine(key.name)}": it stops working at once.\n`);
+        if (options.json) printJson({ id, revoked: true });
+        else print(`Revoked API key ${id} "${oneLine(key.name)}": it stops working at once.\n`);
       });
     }),
   );
@@ -182,7 +191,7 @@ async function findUser(store: Store, nameOrId: string): Promise<UserRecord> {
   return user;
 }
 
-function listView(record: ApiKeyRecord, login: string, now: number): KeyListView {
-  const { id, name, createdAt, expiresAt, revokedAt, status } = keyView(record, now);
+function listView(view: KeyView, record: ApiKeyRecord, login: string, parseScope: (scope: string) => string[]): KeyListView {
+  const { id, name, createdAt, expiresAt, revokedAt, status } = view;
   return { id, userId: record.userId, user: login, name, scopes: parseScope(record.scope), createdAt, expiresAt, revokedAt, status };
 }

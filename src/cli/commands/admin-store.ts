@@ -2,7 +2,7 @@
 // way (DATABASE_URL, else the SQLite file in the data dir), opened for one command and closed.
 import type { Command } from 'commander';
 import type { LoomConfig } from '../../config/load.ts';
-import { openStore, type Store } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
 import { configFromOptions } from '../options.ts';
 import { printWarning } from '../output.ts';
 
@@ -14,6 +14,7 @@ import { printWarning } from '../output.ts';
  */
 export async function withStore<T>(command: Command, work: (store: Store, config: LoomConfig) => Promise<T>): Promise<T> {
   const config = configFromOptions(command);
+  const { openStore } = await import('../../store/index.ts');
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   for (const warning of store.warnings) printWarning(warning);
   try {

@@ -3,9 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { WORKSPACE_NAME_PATTERN } from '../../contracts/composer.ts';
 import type { ComposerWorkspace } from '../../core/composer/types.ts';
-import { checkBranchName } from '../../core/git/validate.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions } from '../options.ts';
 import { formatTable, oneLine, print, printJson } from '../output.ts';
@@ -43,6 +41,11 @@ export function workspacesCommand(): Command {
     .option('--json', 'print JSON');
   addSettingOptions(add, ['dataDir']).action(
     cliAction(async (name: string, options: { repo: string; branch?: string; push?: boolean; json?: boolean }, command: Command) => {
+      // Loaded here, not at start: both modules bring schemas (loom --help stays quick).
+      const [{ WORKSPACE_NAME_PATTERN }, { checkBranchName }] = await Promise.all([
+        import('../../contracts/composer.ts'),
+        import('../../core/git/validate.ts'),
+      ]);
       if (!new RegExp(WORKSPACE_NAME_PATTERN).test(name))
         throw new CliError(`${JSON.stringify(name)} is not a workspace name: letters, digits, ".", "_" or "-", a letter or digit first`);
       let branch: string | null = null;

@@ -3,12 +3,9 @@
 // would listen (`--port`, LOOM_LOCAL_PORT, the config file) and the token read from settings.json
 // in the config folder, as `loom token` prints it.
 import { Command, InvalidArgumentError } from 'commander';
-import { LocalClient } from '../../client/local.ts';
-import { loadOrCreateSettings } from '../../local/settings.ts';
 import { cliAction, localCall as call } from '../errors.ts';
-import { addSettingOptions, configFromOptions } from '../options.ts';
-import { formatTable, oneLine, print, printJson, printWarning } from '../output.ts';
-import { describeTask, watchTask } from './agent-watch.ts';
+import { localServerFor, withLocalServerOptions, type LocalServer } from '../local-server.ts';
+import { formatTable, oneLine, print, printJson } from '../output.ts';
 
 /** `loom agent …`. */
 export function agentCommand(): Command {
@@ -37,9 +34,10 @@ function runCommand(): Command {
     .option('--json', 'print JSON: the start answer; with --watch, one event per line (NDJSON) and the status last');
   return withServer(command).action(
     cliAction(async (task: string, options: { files: string[]; model?: string; watch?: boolean; json?: boolean }, self: Command) => {
-      const { client, url } = serverFor(self);
+      const { client, url } = await serverFor(self);
       const body = { task, files: options.files, ...(options.model !== undefined ? { model: options.model } : {}) };
       if (options.watch) {
+        const { watchTask } = await import('./agent-watch.ts');
         const status = await watchTask(client, url, body, { json: options.json === true });
         if (status.status !== 'completed') process.exitCode = 1;
         return;
@@ -58,9 +56,10 @@ function statusCommand(): Command {
     .option('--json', 'print the status as JSON');
   return withServer(command).action(
     cliAction(async (taskId: string, options: { json?: boolean }, self: Command) => {
-      const status = await call(() => serverFor(self).client.call('getAgentStatus', { params: { taskId } }));
+      const { client } = await serverFor(self);
+      const status = await call(() => client.call('getAgentStatus', { params: { taskId } }));
       if (options.json) printJson(status);
-      else print(describeTask(status, { diffs: true }));
+      else print((await import('./agent-watch.ts')).describeTask(status, { diffs: true }));
     }),
   );
 }
@@ -72,7 +71,8 @@ function listCommand(): Command {
     .option('--json', 'print the list as JSON');
   return withServer(command).action(
     cliAction(async (options: { limit?: number; json?: boolean }, self: Command) => {
-      const { tasks } = await call(() => serverFor(self).client.call('listAgentTasks', { query: options.limit !== undefined ? { limit: options.limit } : {} }));
+      const { client } = await serverFor(self);
+      const { tasks } = await call(() => client.call('listAgentTasks', { query: options.limit !== undefined ? { limit: options.limit } : {} }));
       if (options.json) return printJson(tasks);
       if (tasks.length === 0) return print('No agent tasks.\n');
       const rows = tasks.map((task) => [
@@ -96,8 +96,9 @@ function stepsCommand(): Command {
     .option('--json', 'print the steps as JSON');
   return withServer(command).action(
     cliAction(async (taskId: string, options: { after?: number; json?: boolean }, self: Command) => {
+      const { client } = await serverFor(self);
       const { steps } = await call(() =>
-        serverFor(self).client.call('getAgentSteps', {
+        client.call('getAgentSteps', {
           params: { taskId },
           query: options.after !== undefined ? { after: options.after, limit: 500 } : { limit: 500 },
         }),
@@ -115,23 +116,20 @@ function taskCommand(name: 'cancel' | 'revert', description: string, route: 'can
   const command = new Command(name).description(description).argument('<taskId>').option('--json', "print the task's status as JSON");
   return withServer(command).action(
     cliAction(async (taskId: string, options: { json?: boolean }, self: Command) => {
-      const status = await call(() => serverFor(self).client.call(route, { params: { taskId } }));
+      const { client } = await serverFor(self);
+      const status = await call(() => client.call(route, { params: { taskId } }));
       if (options.json) printJson(status);
-      else print(describeTask(status, { diffs: false }));
+      else print((await import('./agent-watch.ts')).describeTask(status, { diffs: false }));
     }),
   );
 }
 
-/** The settings that find the server: its port and the config folder holding its token. */
 function withServer(command: Command): Command {
-  return addSettingOptions(command, ['local.port', 'configDir']);
+  return withLocalServerOptions(command);
 }
 
-function serverFor(command: Command): { client: LocalClient; url: string } {
-  const { local } = configFromOptions(command);
-  const { apiToken } = loadOrCreateSettings(local.configDir, printWarning);
-  const url = `http://127.0.0.1:${local.port}`;
-  return { client: new LocalClient({ url, token: apiToken }), url };
+function serverFor(command: Command): Promise<LocalServer> {
+  return localServerFor(command);
 }
 
 function positiveInteger(value: string, minimum = 1): number {

@@ -7,6 +7,7 @@ import { jwtClaims, normalizeServerUrl, resolveServer, send } from '../auth/oaut
 import { askProvider, SIGN_IN_PROVIDERS, type SignInProviderId } from '../auth/providers.ts';
 import { freshCredentials } from '../auth/tokens.ts';
 import { CliError, cliAction } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import { oneLine, print, printErr, printJson, printProblem } from '../output.ts';
 
 const SERVER_OPTION = ['--server <url>', 'the hosted server (env LOOM_SERVER; default the configured hosted API, http://127.0.0.1:8080)'] as const;
@@ -23,8 +24,9 @@ export function loginCommand(): Command {
     .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated (default: all the CLI may have)', scopeList)
     .option('--no-browser', 'only print the sign-in URL, do not open a browser')
     .option('--port <n>', 'loopback port for the callback, 1024 to 65535 (default: a free one)', loopbackPort)
+    .option('--json', 'print {server, sub, login, name, email, scopes, expires_at} once signed in')
     .action(
-      cliAction(async (options: { server?: string; provider?: SignInProviderId; scope?: string; browser: boolean; port?: number }) => {
+      cliAction(async (options: { server?: string; provider?: SignInProviderId; scope?: string; browser: boolean; port?: number; json?: boolean }) => {
         const server = resolveServer(options.server);
         const store = CredentialStore.fromEnv();
         const credentials = await login({
@@ -39,7 +41,8 @@ export function loginCommand(): Command {
           log: (line) => printErr(`${oneLine(line)}\n`),
         });
         const who = identityOf(credentials);
-        print(`Signed in to ${server} as ${describeUser(who)}.\n`);
+        if (options.json) printJson({ server, ...who, scopes: credentials.scope.split(' ').filter(Boolean), expires_at: credentials.expires_at });
+        else print(`Signed in to ${server} as ${describeUser(who)}.\n`);
       }),
     );
 }
@@ -60,7 +63,7 @@ export function whoamiCommand(): Command {
         if (verified === 'rejected') {
           ({ credentials } = await freshCredentials(store, server, { rejected: credentials.access_token }));
           verified = await check(server, credentials.access_token);
-          if (verified === 'rejected') throw new CliError(`${server} does not accept the stored token; run loom login --server ${server}`);
+          if (verified === 'rejected') throw new CliError(`${server} does not accept the stored token; run loom login --server ${server}`, EXIT.signInNeeded);
         }
         const who = identityOf(credentials);
         const scopes = credentials.scope.split(' ').filter(Boolean);
@@ -85,8 +88,9 @@ export function logoutCommand(): Command {
   return new Command('logout')
     .description('forget the stored sign-in for a hosted server')
     .option(...SERVER_OPTION, serverUrl)
+    .option('--json', 'print {server, signedOut}: signedOut is false when there was no sign-in')
     .action(
-      cliAction(async (options: { server?: string }) => {
+      cliAction(async (options: { server?: string; json?: boolean }) => {
         const server = resolveServer(options.server);
         const store = CredentialStore.fromEnv();
         const was = await store.update((file) => {
@@ -94,7 +98,8 @@ export function logoutCommand(): Command {
           delete file.servers[server];
           return found;
         });
-        print(was ? `Signed out of ${server}.\n` : `Not signed in to ${server}.\n`);
+        if (options.json) printJson({ server, signedOut: was });
+        else print(was ? `Signed out of ${server}.\n` : `Not signed in to ${server}.\n`);
       }),
     );
 }

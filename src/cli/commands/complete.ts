@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { createCompletionEngine } from '../../compose/completion.ts';
-import { loadCatalog } from '../../core/catalog/load.ts';
-import { BuiltinModel, BuiltinProvider, trainOnFolder } from '../../core/completion/builtin/index.ts';
-import { detectLanguage } from '../../core/workspace/language.ts';
 import { CliError, cliAction } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print, printJson, printProblem } from '../output.ts';
 
@@ -13,29 +10,33 @@ import { print, printJson, printProblem } from '../output.ts';
 export const COMPLETION_SETTINGS = ['modelsDir', 'completion.provider', 'gguf.model'] as const;
 const COMPLETE_SETTINGS = ['workspace', 'catalog', 'configDir', ...COMPLETION_SETTINGS] as const;
 
-/** `loom complete FILE:LINE:COL`: a completion at a cursor, from the same engine as the servers. */
+/** `loom complete FILE:LINE:COL`, or `loom complete --language L < text`: a completion at a cursor, from the same engine as the servers. */
 export function completeCommand(): Command {
   const command = new Command('complete')
-    .description('print the completion at FILE:LINE:COL (1-based), from the builtin model trained on the workspace or the configured provider')
-    .argument('<cursor>', 'FILE:LINE:COL, e.g. src/app.ts:12:5')
+    .description(
+      'print the completion at FILE:LINE:COL (1-based), or at the end of the text on stdin; from the builtin model trained on the workspace or the configured provider',
+    )
+    .argument('[cursor]', 'FILE:LINE:COL, e.g. src/cli/main.ts:60:20; without it, the text on stdin is what comes before the cursor')
+    .option('--language <id>', 'the language of the text on stdin, e.g. typescript, python (default for a file: from its name)')
     .option('--model <name>', 'a provider or model name (builtin, gguf, openai, or a model name); the configured default otherwise')
     .option('--json', 'print {completion, tokens, model, latencyMs}');
   return addSettingOptions(command, COMPLETE_SETTINGS).action(
-    cliAction(async (cursorArgument: string, options: { model?: string; json?: boolean }, self: Command) => {
+    cliAction(async (cursorArgument: string | undefined, options: { language?: string; model?: string; json?: boolean }, self: Command) => {
       const config = configFromOptions(self);
-      const { file, line, column } = parseCursor(cursorArgument);
-      const absolute = path.resolve(file);
-      let text: string;
-      try {
-        text = fs.readFileSync(absolute, 'utf8');
-      } catch (error) {
-        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      const offset = offsetOf(text, line, column);
+      const request = cursorArgument === undefined ? await fromStdin(options.language) : fromFile(cursorArgument);
+      const [{ createCompletionEngine }, { loadCatalog }, { BuiltinModel, BuiltinProvider, trainOnFolder }, { detectLanguage }] = await Promise.all([
+        import('../../compose/completion.ts'),
+        import('../../core/catalog/load.ts'),
+        import('../../core/completion/builtin/index.ts'),
+        import('../../core/workspace/language.ts'),
+      ]);
       const model = new BuiltinModel();
       const workspace = config.local.workspace;
-      const relative = path.relative(workspace, absolute).split(path.sep).join('/');
-      const inWorkspace = !relative.startsWith('..') && !path.isAbsolute(relative);
+      let filePath: string | undefined;
+      if (request.file) {
+        const relative = path.relative(workspace, request.file).split(path.sep).join('/');
+        filePath = !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : request.file;
+      }
       const wantsBuiltin = (options.model ?? config.completion.provider) === 'builtin';
       if (wantsBuiltin) await trainOnFolder(model, workspace);
       const engine = createCompletionEngine(
@@ -44,10 +45,10 @@ export function completeCommand(): Command {
       );
       try {
         const result = await engine.complete({
-          prefix: text.slice(0, offset),
-          suffix: text.slice(offset),
-          language: detectLanguage(absolute, text),
-          filePath: inWorkspace ? relative : absolute,
+          prefix: request.prefix,
+          suffix: request.suffix,
+          language: options.language ?? (request.file ? detectLanguage(request.file, request.prefix + request.suffix) : 'plaintext'),
+          ...(filePath ? { filePath } : {}),
           model: options.model,
           caller: 'cli',
         });
@@ -65,6 +66,43 @@ export function completeCommand(): Command {
       }
     }),
   );
+}
+
+interface CompletionInput {
+  prefix: string;
+  suffix: string;
+  /** Absolute path of the file, when the cursor is in one. */
+  file?: string;
+}
+
+function fromFile(cursorArgument: string): CompletionInput {
+  const { file, line, column } = parseCursor(cursorArgument);
+  const absolute = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const offset = offsetOf(text, line, column);
+  return { prefix: text.slice(0, offset), suffix: text.slice(offset), file: absolute };
+}
+
+/** The most stdin may hold: the local API's own limit on a prompt. */
+const MAX_STDIN_BYTES = 4_000_000;
+
+async function fromStdin(language: string | undefined): Promise<CompletionInput> {
+  if (!language) throw new CliError('give FILE:LINE:COL, or --language with the text before the cursor on stdin', EXIT.usage);
+  if (process.stdin.isTTY)
+    throw new CliError('pipe the text before the cursor on stdin (e.g. printf "def add(a, b):\\n    return " | loom complete --language python)', EXIT.usage);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_STDIN_BYTES) throw new CliError(`stdin holds more than ${MAX_STDIN_BYTES} bytes`, EXIT.usage);
+    chunks.push(chunk);
+  }
+  return { prefix: Buffer.concat(chunks).toString('utf8'), suffix: '' };
 }
 
 /** `FILE:LINE:COL`, splitting from the right so that `C:\\src\\a.ts:3:1` works. */

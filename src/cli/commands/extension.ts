@@ -4,12 +4,12 @@
 // `loom agent` finds it.
 import path from 'node:path';
 import { Command } from 'commander';
-import { LocalApiError, LocalClient } from '../../client/local.ts';
+import type { LocalClient } from '../../client/local.ts';
 import { discoverExtensions, extensionRoots } from '../../extensions/manifest.ts';
 import { scaffoldExtension } from '../../extensions/scaffold.ts';
 import { WorkspaceTrust } from '../../extensions/trust.ts';
-import { loadOrCreateSettings } from '../../local/settings.ts';
 import { cliAction, CliError, localCall as call } from '../errors.ts';
+import { localServerFor } from '../local-server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { formatTable, oneLine, print, printJson, printWarning } from '../output.ts';
 
@@ -30,7 +30,7 @@ export function commandsCommand(): Command {
   const command = new Command('commands').description("the extensions' commands of a running `loom serve`").option('--json', 'print them as JSON');
   return withServer(command).action(
     cliAction(async (options: { json?: boolean }, self: Command) => {
-      const { commands } = await call(() => clientFor(self).call('listCommands'));
+      const { commands } = await call(async () => (await clientFor(self)).call('listCommands'));
       if (options.json) return printJson(commands);
       if (commands.length === 0) return print('No commands: no extension provides one (loom extension list).\n');
       print(`${formatTable([['COMMAND', 'TITLE', 'EXTENSION'], ...commands.map((c) => [c.name, oneLine(c.title), c.extension])])}\n`);
@@ -47,7 +47,7 @@ export function runCommandCommand(): Command {
     .option('--json', 'print the result as JSON, even a string');
   return withServer(command).action(
     cliAction(async (name: string, args: string[], options: { json?: boolean }, self: Command) => {
-      const { result } = await call(() => clientFor(self).call('runCommand', { params: { name }, body: { args: args.map(jsonOrString) } }));
+      const { result } = await call(async () => (await clientFor(self)).call('runCommand', { params: { name }, body: { args: args.map(jsonOrString) } }));
       if (!options.json && typeof result === 'string') print(`${result}\n`);
       else if (options.json || result !== null) printJson(result);
     }),
@@ -58,13 +58,15 @@ function newCommand(): Command {
   const command = new Command('new')
     .description('scaffold an extension: in the config folder (yours, always trusted), or with --workspace in <workspace>/.loom/extensions')
     .argument('<name>', 'lower case letters, digits, ".", "_" or "-", e.g. hello-world')
-    .option('--workspace [dir]', "in this workspace's .loom/extensions (the current folder when no dir is given)");
+    .option('--workspace [dir]', "in this workspace's .loom/extensions (the current folder when no dir is given)")
+    .option('--json', 'print {dir, command}');
   return addSettingOptions(command, ['configDir']).action(
-    cliAction(async (name: string, options: { workspace?: string | true }, self: Command) => {
+    cliAction(async (name: string, options: { workspace?: string | true; json?: boolean }, self: Command) => {
       const { local } = configFromOptions(self);
       const workspace = options.workspace === true ? process.cwd() : options.workspace;
       const roots = extensionRoots(local.configDir, workspace ?? local.workspace);
       const { dir, command: made } = asCliError(() => scaffoldExtension(workspace === undefined ? roots.user : roots.workspace, name));
+      if (options.json) return printJson({ dir, command: made });
       print(`Created ${dir}\nRun it: loom run-command ${made}   (on a running loom serve: loom extension reload first)\n`);
       if (workspace !== undefined) print(`A workspace's extensions run once the workspace is trusted: loom extension trust ${path.resolve(workspace)}\n`);
     }),
@@ -123,19 +125,22 @@ function trustCommand(verb: 'trust' | 'untrust'): Command {
         ? 'trust a workspace (the current one by default) to run its extensions (.loom/extensions): only do so if you trust its code'
         : 'stop trusting a workspace: its extensions stop and no longer run',
     )
-    .argument('[path]', 'the workspace folder');
+    .argument('[path]', 'the workspace folder')
+    .option('--json', 'print {workspace, trusted, runningServerTold}');
   return withServer(command, ['workspace']).action(
-    cliAction(async (target: string | undefined, _options: unknown, self: Command) => {
+    cliAction(async (target: string | undefined, options: { json?: boolean }, self: Command) => {
       const { local } = configFromOptions(self);
       const trust = new WorkspaceTrust(local.configDir, printWarning);
       const folder = trust[verb](target ?? local.workspace);
-      print(`${verb === 'trust' ? 'Trusted' : 'No longer trusted'}: ${folder}\n`);
+      if (!options.json) print(`${verb === 'trust' ? 'Trusted' : 'No longer trusted'}: ${folder}\n`);
       // A running server on that workspace starts (or stops) its extensions now.
       const list = await running(self, (client) => client.call('listExtensions'));
-      if (list && path.resolve(list.workspace) === folder) {
-        await call(() => clientFor(self).call('trustWorkspace', { body: { trusted: verb === 'trust' } }));
-        print(`The running loom serve ${verb === 'trust' ? 'started' : 'stopped'} its extensions.\n`);
+      const told = Boolean(list && path.resolve(list.workspace) === folder);
+      if (told) {
+        await call(async () => (await clientFor(self)).call('trustWorkspace', { body: { trusted: verb === 'trust' } }));
+        if (!options.json) print(`The running loom serve ${verb === 'trust' ? 'started' : 'stopped'} its extensions.\n`);
       }
+      if (options.json) printJson({ workspace: folder, trusted: verb === 'trust', runningServerTold: told });
     }),
   );
 }
@@ -147,7 +152,7 @@ function restartCommand(): Command {
     .option('--json', 'print its state as JSON');
   return withServer(command).action(
     cliAction(async (name: string, options: { json?: boolean }, self: Command) => {
-      const info = await call(() => clientFor(self).call('restartExtension', { params: { name } }));
+      const info = await call(async () => (await clientFor(self)).call('restartExtension', { params: { name } }));
       if (options.json) return printJson(info);
       print(`${info.name}: ${info.state}${info.failure ? ` (${info.failure})` : ''}\n`);
       if (info.state === 'failed') process.exitCode = 1;
@@ -159,7 +164,7 @@ function reloadCommand(): Command {
   const command = new Command('reload').description('deactivate every extension and read the extension folders again').option('--json', 'print them as JSON');
   return withServer(command).action(
     cliAction(async (options: { json?: boolean }, self: Command) => {
-      const list = await call(() => clientFor(self).call('reloadExtensions'));
+      const list = await call(async () => (await clientFor(self)).call('reloadExtensions'));
       if (options.json) return printJson(list);
       print(`${list.extensions.length} extension(s) loaded${list.problems.length ? `, ${list.problems.length} skipped` : ''}.\n`);
       for (const problem of list.problems) printWarning(`skipped ${problem.dir}: ${problem.message}`);
@@ -172,17 +177,17 @@ function withServer(command: Command, more: ['workspace'] | [] = []): Command {
   return addSettingOptions(command, ['local.port', 'configDir', ...more]);
 }
 
-function clientFor(command: Command): LocalClient {
-  const { local } = configFromOptions(command);
-  const { apiToken } = loadOrCreateSettings(local.configDir, printWarning);
-  return new LocalClient({ url: `http://127.0.0.1:${local.port}`, token: apiToken });
+/** A client of the running loom serve; the client's module (the route table and its schemas) loads here, not at start. */
+async function clientFor(command: Command): Promise<LocalClient> {
+  return (await localServerFor(command)).client;
 }
 
 /** A call to the server when one runs; undefined when none does. */
 async function running<T>(command: Command, request: (client: LocalClient) => Promise<T>): Promise<T | undefined> {
   try {
-    return await request(clientFor(command));
+    return await request(await clientFor(command));
   } catch (error) {
+    const { LocalApiError } = await import('../../client/local.ts');
     if (error instanceof LocalApiError && error.code === 'UNREACHABLE') return undefined;
     return call(() => Promise.reject(error));
   }

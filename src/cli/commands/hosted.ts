@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import { MCP_PATH } from '../../contracts/mcp.ts';
-import { startHosted, type RunningHosted } from '../../hosted/server.ts';
+import type { RunningHosted } from '../../hosted/server.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
-import { print } from '../output.ts';
+import { print, printJson } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 
 export const SERVER_SETTINGS = [
@@ -18,22 +17,37 @@ export const SERVER_SETTINGS = [
 ] as const;
 
 export function hostedCommand(): Command {
-  const command = new Command('hosted').description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server');
-  return addSettingOptions(command, SERVER_SETTINGS).action(async (_options, command: Command) => {
+  const command = new Command('hosted')
+    .description('start the hosted API (downloads, models, feedback, OpenAPI) and its MCP server')
+    .option('--json', 'once listening, print one line of JSON: {hosted: {url, api, openapi, mcp, store}}');
+  return addSettingOptions(command, SERVER_SETTINGS).action(async (options: { json?: boolean }, command: Command) => {
     const config = configFromOptions(command);
+    const [{ startHosted }, { MCP_PATH }] = await Promise.all([import('../../hosted/server.ts'), import('../../contracts/mcp.ts')]);
     const hosted = await startHosted(config);
     // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([hosted]);
-    printStarted(hosted);
+    if (options.json) printJson({ hosted: hostedView(hosted, MCP_PATH) }, 0);
+    else printStarted(hosted, MCP_PATH);
   });
 }
 
-export function printStarted(hosted: RunningHosted): void {
+/** Where the hosted API listens, for --json; `mcpPath` is contracts/mcp.ts's MCP_PATH (loaded with the server, not at start). */
+export function hostedView(hosted: RunningHosted, mcpPath: string): Record<string, string> {
+  return {
+    url: hosted.url,
+    api: `${hosted.url}/api/v1`,
+    openapi: `${hosted.publicUrl}/openapi.json`,
+    mcp: `${hosted.publicUrl}${mcpPath}`,
+    store: `${hosted.store.dialect} ${hosted.store.location}`,
+  };
+}
+
+export function printStarted(hosted: RunningHosted, mcpPath: string): void {
   const lines = [
     `Loom hosted API   ${hosted.url}/api/v1   (store: ${hosted.store.dialect} ${hosted.store.location})`,
     `  OpenAPI         ${hosted.publicUrl}/openapi.json`,
     `  Index           ${hosted.publicUrl}/llms.txt`,
-    `  MCP             ${hosted.publicUrl}${MCP_PATH}`,
+    `  MCP             ${hosted.publicUrl}${mcpPath}`,
   ];
   print(lines.join('\n') + '\n');
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { LocalApiError } from '../../client/local.ts';
+import type { LocalApiError } from '../../client/local.ts';
 import { LOOM_VERSION } from '../../config/version.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
@@ -42,8 +42,13 @@ export function mcpCommand(): Command {
     .option('--verbose', 'report messages that could not be read on stderr');
   return addSettingOptions(command, ['local.port', 'configDir']).action(
     cliAction(async (options: McpOptions, self: Command) => {
-      const findApp = appFinder(self, options.url, process.env);
-      const [{ buildLocalTools }, { serveStdio }] = await Promise.all([import('../../mcp/local-tools.ts'), import('../../mcp/stdio-server.ts')]);
+      // Loaded here, not at start: the client brings the route table and its schemas (loom --help stays quick).
+      const [{ buildLocalTools }, { serveStdio }, { LocalApiError }] = await Promise.all([
+        import('../../mcp/local-tools.ts'),
+        import('../../mcp/stdio-server.ts'),
+        import('../../client/local.ts'),
+      ]);
+      const findApp = appFinder(self, options.url, process.env, LocalApiError);
       const server = await serveStdio({
         info: { name: 'loom-desktop', title: 'Loom desktop app', version: LOOM_VERSION },
         instructions: INSTRUCTIONS,
@@ -59,10 +64,10 @@ export function mcpCommand(): Command {
  * Where the app answers, fixed at start, and its token, read at each call: the app may be started,
  * or its token rotated, while an MCP client keeps `loom mcp` running.
  */
-function appFinder(command: Command, urlFlag: string | undefined, env: Env): () => { url: string; token: string } {
+function appFinder(command: Command, urlFlag: string | undefined, env: Env, apiError: typeof LocalApiError): () => { url: string; token: string } {
   const { local } = configFromOptions(command);
   const url = localUrl(urlFlag, env) ?? `http://127.0.0.1:${local.port}`;
-  return () => ({ url, token: env.LOOM_LOCAL_TOKEN || settingsToken(local.configDir) });
+  return () => ({ url, token: env.LOOM_LOCAL_TOKEN || settingsToken(local.configDir, apiError) });
 }
 
 function localUrl(flag: string | undefined, env: Env): string | undefined {
@@ -82,14 +87,14 @@ function localUrl(flag: string | undefined, env: Env): string | undefined {
  * The token of settings.json, read but never created: a folder without one has never run the app,
  * so there is no app to call (and `loom serve` creates it on its first run).
  */
-function settingsToken(configDir: string): string {
+function settingsToken(configDir: string, apiError: typeof LocalApiError): string {
   const file = path.join(configDir, 'settings.json');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`Cannot read ${file}: ${(error as Error).message}`);
-    throw new LocalApiError(0, 'UNREACHABLE', `No settings.json in ${configDir}: the desktop app has not run with this config folder.`);
+    throw new apiError(0, 'UNREACHABLE', `No settings.json in ${configDir}: the desktop app has not run with this config folder.`);
   }
   let token: unknown;
   try {

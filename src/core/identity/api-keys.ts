@@ -1,13 +1,15 @@
 // API keys: bearer JWTs a signed-in user creates in the dashboard. Shown once; only their id
 // is kept, so that a key can be listed and revoked (at once: every use checks the record).
 import { randomUUID } from 'node:crypto';
-import { SCOPES, isScope, type Scope } from '../../contracts/auth.ts';
+import { SCOPES, isScope, type Scope } from '../../contracts/scopes.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import type { ApiKeyRecord, ApiKeyRepository } from './records.ts';
 import type { TokenService } from './tokens.ts';
 
 export const MAX_KEY_DAYS = 365;
+/** A key's lifetime when its maker does not say (the dashboard's form, `loom admin keys create`). */
+export const DEFAULT_KEY_DAYS = 90;
 /** The shortest key `loom admin keys create --expires` makes: shorter ones are for OAuth access tokens. */
 export const MIN_KEY_SECONDS = 3600;
 export const MAX_KEY_SECONDS = MAX_KEY_DAYS * 86_400;

@@ -3,7 +3,7 @@
 // MCP clients, public only). Redirect URIs match exactly, except for the port of a loopback
 // redirect (RFC 8252 §7.3).
 import { randomUUID } from 'node:crypto';
-import { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isScope, type GrantType, type Scope } from '../../contracts/auth.ts';
+import { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isScope, type GrantType, type Scope } from '../../contracts/scopes.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import type { ClientRecord, ClientRepository, GrantRepository } from './records.ts';

@@ -11,14 +11,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../../contracts/versioning.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { LoomError } from '../../core/errors.ts';
-import { MAX_KEY_DAYS } from '../../core/identity/api-keys.ts';
+import { DEFAULT_KEY_DAYS, MAX_KEY_DAYS } from '../../core/identity/api-keys.ts';
 import type { Identity } from '../../core/identity/index.ts';
 import type { ApiKeyRecord, SessionRecord, UserRecord } from '../../core/identity/records.ts';
 import { clearSessionCookie, readCookie, SESSION_COOKIE } from './cookies.ts';
 import { escapeHtml, page, PAGE_HEADERS } from './pages.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
-export const DEFAULT_KEY_DAYS = 90;
+export { DEFAULT_KEY_DAYS };
 export const CSRF_HEADER = 'x-csrf-token';
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
