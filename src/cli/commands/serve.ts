@@ -11,7 +11,7 @@ export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel
 export function serveCommand(): Command {
   const command = new Command('serve')
     .description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1")
-    .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, token}}')
+    .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, window, token}}')
     .option('--open', 'open the window in your browser (an app window where the browser has one), signed in by a one-time link');
   return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { json?: boolean; open?: boolean }, self: Command) => {
     const config = configFromOptions(self);
