@@ -8,6 +8,7 @@ import layers from './lint/layers.js';
 const readonly = (names) => Object.fromEntries(names.map((name) => [name, 'readonly']));
 
 export default defineConfig(
+  // dist/: built files (the window's bundle, npm run build:web).
   { ignores: ['node_modules/', 'coverage/', '.loom-data/', 'dist/', 'docs/examples/'] },
   js.configs.recommended,
   tseslint.configs.recommended,

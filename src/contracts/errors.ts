@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   no_active_file: { status: 409, surfaces: LOCAL, meaning: 'No document is open in the editor.' },
   out_of_range: { status: 400, surfaces: LOCAL, meaning: 'A line or column is outside the document; nothing was changed.' },
   edit_conflict: { status: 409, surfaces: LOCAL, meaning: 'The file changed on disk while it had unsaved edits; reload it, or save with `overwrite`.' },
+  version_conflict: { status: 409, surfaces: LOCAL, meaning: 'The document is no longer at the `version` the edit was made against (another edit came first); nothing was changed.' },
   protected_path: { status: 403, surfaces: LOCAL, meaning: 'The path is in a git directory (.git, or a folder git would use as one) or in .loom, or would create one; Loom never writes there (such files open read-only).' },
   unsaved_changes: { status: 409, surfaces: LOCAL, meaning: 'The document has unsaved edits; save it, or close it with `discard`.' },
   not_a_file: { status: 400, surfaces: LOCAL, meaning: 'The path names a folder, a FIFO, a socket or a device, not a regular file.' },

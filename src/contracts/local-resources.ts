@@ -156,7 +156,20 @@ export const InsertRequest = Type.Object(
 export type InsertRequest = Static<typeof InsertRequest>;
 
 export const ReplaceRequest = Type.Object(
-  { text: EditText, startLine: Line, startColumn: Column, endLine: Line, endColumn: Column, path: Type.Optional(WorkspacePath) },
+  {
+    text: EditText,
+    startLine: Line,
+    startColumn: Column,
+    endLine: Line,
+    endColumn: Column,
+    path: Type.Optional(WorkspacePath),
+    version: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Apply only to this version of the document (positions are in it); another version is 409 VERSION_CONFLICT, nothing changed.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ReplaceRequest = Static<typeof ReplaceRequest>;
@@ -171,6 +184,12 @@ export const SaveRequest = Type.Object(
 
 export const ReloadRequest = Type.Object({ path: Type.Optional(WorkspacePath) }, { additionalProperties: false });
 
+export const CursorRequest = Type.Object(
+  { line: Line, column: Column, path: Type.Optional(WorkspacePath) },
+  { additionalProperties: false, title: 'CursorRequest' },
+);
+export type CursorRequest = Static<typeof CursorRequest>;
+
 export const CloseRequest = Type.Object(
   {
     path: Type.Optional(WorkspacePath),
@@ -178,6 +197,52 @@ export const CloseRequest = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// ---- the window ----------------------------------------------------------------------------
+
+export const WindowSignInRequest = Type.Object(
+  {
+    code: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The one-time code of the link `loom serve --open` opened.' })),
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Or the API token itself (`loom token`), typed into the sign-in form.' })),
+  },
+  { additionalProperties: false, title: 'WindowSignInRequest' },
+);
+export type WindowSignInRequest = Static<typeof WindowSignInRequest>;
+
+export const WindowSession = Type.Object(
+  {
+    csrf: Type.String({ description: 'Send it back in `X-Loom-CSRF` with every state-changing request made with the session cookie.' }),
+  },
+  { title: 'WindowSession' },
+);
+export type WindowSession = Static<typeof WindowSession>;
+
+export const WindowSignedOut = Type.Object({ signedOut: Type.Literal(true) }, { title: 'WindowSignedOut' });
+
+export const FolderQuery = Type.Object({
+  path: Type.Optional(Type.String({ maxLength: 4096, description: 'A folder, relative to the workspace; the workspace itself when absent or empty.' })),
+});
+
+export const FolderEntry = Type.Object(
+  {
+    name: Type.String(),
+    path: Type.String({ description: 'Relative to the workspace, forward slashes.' }),
+    kind: StringEnum(['file', 'folder'] as const, { description: 'What it is, symlinks followed.' }),
+  },
+  { title: 'FolderEntry' },
+);
+export type FolderEntry = Static<typeof FolderEntry>;
+
+export const FolderListing = Type.Object(
+  {
+    path: Type.String({ description: 'The folder, relative to the workspace (`` for the workspace).' }),
+    entries: Type.Array(FolderEntry, {
+      description: 'Folders first, then files, each by name. `.git` and `.loom` are left out, and so are symlinks that lead outside the workspace or nowhere.',
+    }),
+  },
+  { title: 'FolderListing' },
+);
+export type FolderListing = Static<typeof FolderListing>;
 
 // ---- AI ------------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ import {
   CommandResult,
   CommandRunRequest,
   CloseRequest,
+  CursorRequest,
   DeliveriesQuery,
   DeliveryLog,
   DocumentList,
@@ -35,6 +36,8 @@ import {
   EditResult,
   EventMessage,
   EventTicket,
+  FolderListing,
+  FolderQuery,
   ExtensionInfo,
   ExtensionList,
   ExtensionParams,
@@ -53,6 +56,9 @@ import {
   ReplaceRequest,
   SaveRequest,
   TextQuery,
+  WindowSession,
+  WindowSignedOut,
+  WindowSignInRequest,
   WorkspaceTrustRequest,
 } from './local-resources.ts';
 
@@ -88,6 +94,7 @@ export const LOCAL_TAGS = {
   Git: "The workspace's repository, with real git.",
   Events: 'The event stream (a WebSocket), and tickets that let a browser page open it.',
   Webhooks: 'The delivery log of the webhooks set in settings.json.',
+  Window: "The window's sign-in (a session cookie and its CSRF value) and the workspace's files as its tree shows them.",
   Extensions: "Extensions' commands, the extensions themselves (restart, reload), and trusting the workspace to run its own.",
 } as const;
 export type LocalTag = keyof typeof LOCAL_TAGS;
@@ -270,11 +277,12 @@ export const replaceText = defineRoute({
   method: 'POST',
   path: '/api/editor/replace',
   summary: 'Replace a range',
-  description: 'Replaces the text from the start position (inclusive) to the end position (exclusive). The cursor moves to the end of the new text.',
+  description:
+    'Replaces the text from the start position (inclusive) to the end position (exclusive). The cursor moves to the end of the new text. With `version`, only if the document is still at that version (the window sends it, so that its edit never lands where another one moved the text).',
   tag: 'Editor',
   request: { body: ReplaceRequest },
   success: { status: 200, description: 'The edit.', schema: EditResult },
-  errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS, ...WRITE_ERRORS],
+  errors: ['no_active_file', 'out_of_range', 'version_conflict', ...FILE_ERRORS, ...WRITE_ERRORS],
   mcpTool: 'replace_text',
 });
 
@@ -306,6 +314,19 @@ export const reloadDocument = defineRoute({
   emits: ['file:open'],
   errors: ['no_active_file', ...FILE_ERRORS],
   mcpTool: 'reload_file',
+});
+
+export const moveCursor = defineRoute({
+  id: 'moveCursor',
+  method: 'POST',
+  path: '/api/editor/cursor',
+  summary: 'Move the cursor',
+  description:
+    "Puts a document's cursor at a position (where an insert without a position goes; what an extension's `editor.insert` uses). The window sends it when the user moves the cursor.",
+  tag: 'Editor',
+  request: { body: CursorRequest },
+  success: { status: 200, description: "The document's summary.", schema: DocumentSummary },
+  errors: ['no_active_file', 'out_of_range', ...FILE_ERRORS],
 });
 
 export const closeDocument = defineRoute({
@@ -542,6 +563,58 @@ export const listWebhookDeliveries = defineRoute({
   errors: ['store_unavailable'],
 });
 
+// ---- the window ----------------------------------------------------------------------------
+
+export const startWindowSession = defineRoute({
+  id: 'startWindowSession',
+  method: 'POST',
+  path: '/api/session',
+  summary: 'Sign the window in',
+  description:
+    'Trades a one-time code (from the link `loom serve --open` opens; single use, 60 seconds) or the API token for a session: an HttpOnly, SameSite=Strict cookie, and the CSRF value to send in `X-Loom-CSRF` with every state-changing request made with it. A used, expired or wrong code is 401.',
+  tag: 'Window',
+  request: { body: WindowSignInRequest },
+  success: { status: 200, description: 'Signed in; the cookie is set.', schema: WindowSession },
+  access: 'public',
+  errors: [],
+});
+
+export const getWindowSession = defineRoute({
+  id: 'getWindowSession',
+  method: 'GET',
+  path: '/api/session',
+  summary: "The window's session",
+  description: "The CSRF value of the session the request's cookie names (a reloaded page asks for it again). Without a live session cookie, 401.",
+  tag: 'Window',
+  request: {},
+  success: { status: 200, description: 'The session.', schema: WindowSession },
+  errors: [],
+});
+
+export const endWindowSession = defineRoute({
+  id: 'endWindowSession',
+  method: 'POST',
+  path: '/api/session/end',
+  summary: 'Sign the window out',
+  description: "Ends the session the request's cookie names and clears the cookie.",
+  tag: 'Window',
+  request: {},
+  success: { status: 200, description: 'Signed out.', schema: WindowSignedOut },
+  errors: [],
+});
+
+export const listFolder = defineRoute({
+  id: 'listFolder',
+  method: 'GET',
+  path: '/api/files',
+  summary: 'A folder of the workspace',
+  description: "The files and folders in a folder of the workspace (the window's file tree), `.git` and `.loom` left out.",
+  tag: 'Window',
+  request: { query: FolderQuery },
+  success: { status: 200, description: 'The folder.', schema: FolderListing },
+  errors: ['protected_path', ...FILE_ERRORS],
+});
+
 // ---- extensions ----------------------------------------------------------------------------
 
 export const listCommands = defineRoute({
@@ -636,6 +709,7 @@ export const localRoutes = [
   replaceText,
   saveDocument,
   reloadDocument,
+  moveCursor,
   closeDocument,
   completeCode,
   runAgent,
@@ -652,6 +726,10 @@ export const localRoutes = [
   issueEventTicket,
   openEventStream,
   listWebhookDeliveries,
+  startWindowSession,
+  getWindowSession,
+  endWindowSession,
+  listFolder,
   listCommands,
   runCommand,
   listExtensions,

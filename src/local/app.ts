@@ -18,6 +18,8 @@ import { registerLocalRateLimit, type LocalLimits } from './rate-limit.ts';
 import { registerLocalRoutes } from './routes.ts';
 import { TicketBook } from './tickets.ts';
 import { refuseStrayUpgrades, trackUpgrades, type Upgrades } from './upgrades.ts';
+import { WindowSignIn } from './window/sign-in.ts';
+import { registerWindowPage, type WindowPageOptions } from './window/page.ts';
 
 export interface LocalAppOptions {
   /** What the routes work on. */
@@ -33,6 +35,8 @@ export interface LocalAppOptions {
   logLevel: string;
   /** Where log lines go; stdout by default (tests read them from here). */
   logDestination?: LogDestination;
+  /** How the window's bundle is found or built (window/page.ts); built when missing or stale by default. */
+  window?: WindowPageOptions;
 }
 
 /**
@@ -42,7 +46,7 @@ export interface LocalAppOptions {
  *   const { app, events } = await buildLocalApp({ services, token: () => settings.apiToken, limits, http, port: () => port, logLevel: 'info' });
  *   await app.listen({ port, host: 'localhost' });
  */
-export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub }> {
+export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub; signIn: WindowSignIn }> {
   const raw = localRawAnswers();
   // Router errors are answered before any hook runs; an upgrade's socket is closed after them.
   let upgrades: Upgrades | undefined;
@@ -71,7 +75,8 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   registerRequestFraming(app);
   const { services } = options;
   const tickets = new TicketBook(services.clock);
-  registerGuard(app, { port: options.port, token: options.token, tickets, upgrades });
+  const signIn = new WindowSignIn(services.clock, options.token);
+  registerGuard(app, { port: options.port, token: options.token, tickets, upgrades, signIn });
   refuseStrayUpgrades(app, upgrades);
   registerLocalRateLimit(app, options.limits, services.clock);
 
@@ -83,9 +88,11 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
     tickets,
     token: options.token,
     openApi: () => (openApi ??= localOpenApi(services.version, options.port())),
+    signIn,
   });
-  registerLocalRoutes(app, handlers, { openEventStream: events.accept });
+  registerLocalRoutes(app, handlers, { openEventStream: events.accept }, options.port);
+  await registerWindowPage(app, options.window);
   // Rotating the token closes what the old one opened (tickets bought with it are refused on redemption).
   options.onSettingsChange?.(() => events.hub.revokeExcept(currentGrant()));
-  return { app, events: events.hub };
+  return { app, events: events.hub, signIn };
 }

@@ -10,6 +10,7 @@ import { constantTimeEqual, hashToken } from '../core/identity/secrets.ts';
 import { routeRules } from './route-rules.ts';
 import type { TicketBook } from './tickets.ts';
 import type { Upgrades } from './upgrades.ts';
+import { CSRF_HEADER, readCookie, windowCookieName, type WindowSignIn } from './window/sign-in.ts';
 
 export interface GuardOptions {
   /** The port actually listened on (known after listen). */
@@ -17,6 +18,8 @@ export interface GuardOptions {
   token: () => string;
   tickets: TicketBook;
   upgrades: Upgrades;
+  /** The window's sessions (its cookie and CSRF value). */
+  signIn: WindowSignIn;
 }
 
 declare module 'fastify' {
@@ -57,7 +60,14 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): void
     const { access } = routeRules(request);
     if (access === 'public') return;
     const token = options.token();
-    if (!authorized(request, access, token, options)) {
+    const verdict = authorize(request, access, token, options, port);
+    if (verdict === 'no_csrf') {
+      refuse(
+        reply,
+        new LoomError('forbidden', `A request with the window's session cookie must carry its CSRF value in ${CSRF_HEADER}.`, 'GET /api/session gives it.'),
+      );
+    }
+    if (verdict !== 'ok') {
       refuse(reply, new LoomError('unauthorized', 'The local API token is required: Authorization: Bearer <token>.', 'loom token prints it.'));
     }
     request.grantedBy = hashToken(token);
@@ -73,12 +83,35 @@ function refuse(reply: FastifyReply, error: LoomError): never {
   throw error;
 }
 
-function authorized(request: FastifyRequest, access: 'token' | 'ticket', token: string, options: GuardOptions): boolean {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function authorize(request: FastifyRequest, access: 'token' | 'ticket', token: string, options: GuardOptions, port: number): 'ok' | 'no' | 'no_csrf' {
   const header = request.headers.authorization;
   if (typeof header === 'string') {
     const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-    return Boolean(match && constantTimeEqual(match[1]!, token));
+    return match && constantTimeEqual(match[1]!, token) ? 'ok' : 'no';
   }
+  const sessionId = readCookie(request.headers.cookie, windowCookieName(port));
+  const session = sessionId === undefined ? undefined : options.signIn.session(sessionId);
+  if (session) return windowRequest(request, session.csrf, options);
+  return ticketUpgrade(request, access, token, options) ? 'ok' : 'no';
+}
+
+/**
+ * A request of the window, let in by its session cookie. A cookie travels with any request the
+ * browser makes to this origin, so what changes state must also prove it comes from the page:
+ * the CSRF value, which only a script of this origin can have read (GET /api/session). The
+ * event socket's upgrade is a GET a browser sends with its Origin: that Origin must be present
+ * (the guard has already refused a foreign one).
+ */
+function windowRequest(request: FastifyRequest, csrf: string, options: GuardOptions): 'ok' | 'no_csrf' {
+  if (options.upgrades.isUpgrade(request)) return request.headers.origin === undefined ? 'no_csrf' : 'ok';
+  if (SAFE_METHODS.has(request.method)) return 'ok';
+  const proof = request.headers[CSRF_HEADER];
+  return typeof proof === 'string' && constantTimeEqual(proof, csrf) ? 'ok' : 'no_csrf';
+}
+
+function ticketUpgrade(request: FastifyRequest, access: 'token' | 'ticket', token: string, options: GuardOptions): boolean {
   // A browser's WebSocket cannot send headers: it proves itself with a ticket bought over HTTP,
   // on the one route that takes one, and only as a real upgrade (an Upgrade header on a plain
   // request does not make it one).

@@ -6,6 +6,7 @@ import { bodyOptional, LOCAL_TAGS, localRoutes, type LocalRoute, type LocalRoute
 import { plainSchema } from '../contracts/schema-helpers.ts';
 import { errorResponses, parametersOf, pathsOf, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../http/openapi.ts';
 import { UNIVERSAL_ERRORS } from '../contracts/operation-errors.ts';
+import { windowCookieName } from './window/sign-in.ts';
 
 /**
  * The document for a server on `port` (the one address it names).
@@ -21,7 +22,7 @@ export function localOpenApi(version: string, port: number): OpenApiDocument {
       title: 'Loom local API',
       version,
       description:
-        "The local API of Loom's desktop application: the editor's documents, AI completion, agent tasks, git, the event stream and the webhook log, for one workspace. It listens on the loopback addresses only; every route but those marked otherwise needs `Authorization: Bearer <apiToken>` (from settings.json), and answers a Host or Origin other than its own with 403. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (`x-loom-limit` names the budget a route draws on); every error has the LocalError shape. `x-loom-emits` lists the events a route emits.",
+        "The local API of Loom's desktop application: the editor's documents, AI completion, agent tasks, git, the event stream and the webhook log, for one workspace. It listens on the loopback addresses only; every route but those marked otherwise needs `Authorization: Bearer <apiToken>` (from settings.json) or the window's session cookie (with `X-Loom-CSRF` on anything but a GET), and answers a Host or Origin other than its own with 403. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (`x-loom-limit` names the budget a route draws on); every error has the LocalError shape. `x-loom-emits` lists the events a route emits.",
     },
     servers: [{ url: `http://127.0.0.1:${port}`, description: 'This server (also at localhost and [::1] on the same port).' }],
     tags: Object.entries(LOCAL_TAGS).map(([name, description]) => ({ name, description })),
@@ -35,6 +36,18 @@ export function localOpenApi(version: string, port: number): OpenApiDocument {
           in: 'query',
           name: 'ticket',
           description: 'A single-use ticket from POST /api/events/ticket; opens the event stream once, as a WebSocket upgrade only.',
+        },
+        windowSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: windowCookieName(port),
+          description: "The window's session (HttpOnly, SameSite=Strict), bought with a one-time code or the token at POST /api/session (docs/window.md).",
+        },
+        windowCsrf: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Loom-CSRF',
+          description: "The window session's CSRF value (from POST or GET /api/session): required with the session cookie on every request but a GET.",
         },
       },
       headers: RATE_LIMIT_HEADERS,
@@ -78,7 +91,7 @@ function describeRoute(route: LocalRoute): Json {
     summary: route.summary,
     description: route.description,
     tags: [route.tag],
-    security: securityOf(route.access ?? 'token'),
+    security: securityOf(route.access ?? 'token', route.method),
     parameters: [...parametersOf(params, 'path'), ...parametersOf(query, 'query')],
     ...(body ? { requestBody: { required: !bodyOptional(route), content: { 'application/json': { schema: plainSchema(body) } } } } : {}),
     responses: {
@@ -90,9 +103,13 @@ function describeRoute(route: LocalRoute): Json {
   };
 }
 
-/** The accepted schemes as OpenAPI security requirements; none for a public route. */
-function securityOf(access: LocalRouteAccess): Json[] {
+/**
+ * The accepted schemes as OpenAPI security requirements; none for a public route. The window's
+ * session cookie stands in for the token, with its CSRF value on anything but a GET.
+ */
+function securityOf(access: LocalRouteAccess, method: LocalRoute['method']): Json[] {
   if (access === 'public') return [];
-  if (access === 'ticket') return [{ bearerAuth: [] }, { eventTicket: [] }];
-  return [{ bearerAuth: [] }];
+  const window = method === 'GET' ? { windowSession: [] } : { windowSession: [], windowCsrf: [] };
+  if (access === 'ticket') return [{ bearerAuth: [] }, { eventTicket: [] }, window];
+  return [{ bearerAuth: [] }, window];
 }

@@ -8,6 +8,7 @@ import { LoomError } from '../core/errors.ts';
 import { answeredNobody, clientGone } from '../http/client-gone.ts';
 import type { AcceptSocket } from './events-socket.ts';
 import type { LocalHandlerContext, LocalHandlers } from './handlers/index.ts';
+import { readCookie, sessionCookie, windowCookieName } from './window/sign-in.ts';
 
 /** The WebSocket routes' handlers, by route id. */
 export type LocalSocketHandlers = { [R in Extract<AnyLocalRoute, { websocket: true }> as R['id']]: AcceptSocket };
@@ -18,9 +19,9 @@ type AnyHandler = (input: unknown, context: LocalHandlerContext) => Promise<unkn
  * Registers every route of the table on `app` (after the hooks that guard them).
  *
  * @example
- *   registerLocalRoutes(app, createLocalHandlers(services, parts), { openEventStream: events.accept });
+ *   registerLocalRoutes(app, createLocalHandlers(services, parts), { openEventStream: events.accept }, () => port);
  */
-export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandlers, sockets: LocalSocketHandlers): void {
+export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandlers, sockets: LocalSocketHandlers, port: () => number): void {
   for (const route of localRoutes as readonly LocalRoute[]) {
     const { params, query, body } = route.request;
     const config: LocalRouteRules = { limit: route.limit ?? 'default', access: route.access ?? 'token', websocket: route.websocket === true };
@@ -53,6 +54,10 @@ export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandler
           // Made on first use: most handlers never wait long enough to care.
           get signal() {
             return (gone ??= clientGone(reply));
+          },
+          cookie: {
+            session: readCookie(request.headers.cookie, windowCookieName(port())),
+            set: (id) => void reply.header('set-cookie', sessionCookie(port(), id)),
           },
         };
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);

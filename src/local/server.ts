@@ -47,6 +47,8 @@ export interface RunningLocal {
   settings: LiveSettings;
   /** The workspace's agent tasks. */
   agents: AgentManager;
+  /** A one-time link that signs the window in (single use, 60 s): `loom serve --open` opens it. */
+  signInLink(): string;
   /** The extensions and their processes. */
   extensions: ExtensionHost;
   close(): Promise<void>;
@@ -149,6 +151,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
         startedAt: clock.now(),
         events: bus,
         documents,
+        paths,
         git: new GitWorkspace({ root: paths.root }),
         completion: engine,
         webhooks: outbox,
@@ -190,6 +193,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
       openConnections: () => new Promise((resolve, reject) => built.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
       settings,
       agents,
+      signInLink: () => `http://127.0.0.1:${port}/?code=${built.signIn.mintCode()}`,
       extensions,
       close: () => resources.close(),
     };

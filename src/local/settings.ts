@@ -10,7 +10,7 @@ import { jsonSyntaxProblem } from '../config/json-syntax.ts';
 import type { AgentSettingsOverride } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
-import { EVENT_TYPES } from '../core/events/bus.ts';
+import { WEBHOOK_EVENT_TYPES } from '../core/events/bus.ts';
 import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
 import { writeFileAtomically } from '../core/files/write-atomically.ts';
 
@@ -19,7 +19,7 @@ export const SETTINGS_FILE = 'settings.json';
 const WebhookEntry = Type.Object(
   {
     url: Type.String({ pattern: '^https?://', maxLength: 2048 }),
-    events: Type.Array(Type.Union([...EVENT_TYPES.map((e) => Type.Literal(e)), Type.Literal('*')]), { minItems: 1 }),
+    events: Type.Array(Type.Union([...WEBHOOK_EVENT_TYPES.map((e) => Type.Literal(e)), Type.Literal('*')]), { minItems: 1 }),
     secret: Type.String({ minLength: 8, maxLength: 512 }),
   },
   { additionalProperties: false },

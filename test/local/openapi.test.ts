@@ -51,7 +51,9 @@ describe('the local OpenAPI document', () => {
     for (const route of routes) {
       const operation = document.paths[openApiPath(route)][route.method.toLowerCase()];
       const label = route.id;
-      assert.deepEqual(operation.security, route.access === 'ticket' ? [{ bearerAuth: [] }, { eventTicket: [] }] : [{ bearerAuth: [] }], label);
+      const window = route.method === 'GET' ? { windowSession: [] } : { windowSession: [], windowCsrf: [] };
+      const security = { ticket: [{ bearerAuth: [] }, { eventTicket: [] }, window], public: [], token: [{ bearerAuth: [] }, window] }[route.access ?? 'token'];
+      assert.deepEqual(operation.security, security, label);
       assert.equal(operation['x-loom-limit'], route.limit ?? 'default', label);
       assert.deepEqual(operation['x-loom-emits'], route.emits ? [...route.emits] : undefined, label);
       assert.equal(Boolean(operation.requestBody), Boolean(route.request.body), label);

@@ -59,6 +59,7 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
       startedAt: clock.now(),
       events: bus,
       documents,
+      paths,
       git: new GitWorkspace({ root: workspace }),
       completion: engine,
       webhooks: new WebhookOutbox(store.webhooks, clock),

@@ -11,8 +11,9 @@ export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel
 export function serveCommand(): Command {
   const command = new Command('serve')
     .description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1")
-    .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, token}}');
-  return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { json?: boolean }, self: Command) => {
+    .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, window, token}}')
+    .option('--open', 'open the window in your browser (an app window where the browser has one), signed in by a one-time link');
+  return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { json?: boolean; open?: boolean }, self: Command) => {
     const config = configFromOptions(self);
     const { startLocal } = await import('../../local/server.ts');
     const local = await startLocal(config);
@@ -20,7 +21,19 @@ export function serveCommand(): Command {
     closeOnSignal([local]);
     if (options.json) printJson({ local: localView(local) }, 0);
     else printLocal(local);
+    if (options.open) await openLocalWindow(local, { quiet: options.json });
   });
+}
+
+/**
+ * Opens the window signed in (`--open` of serve and up); a browser that cannot start is a
+ * warning, not an end. `quiet` (with --json) prints nothing on stdout.
+ */
+export async function openLocalWindow(local: RunningLocal, options: { quiet?: boolean } = {}): Promise<void> {
+  const { openWindow } = await import('../open-window.ts');
+  const problem = await openWindow(local.signInLink());
+  if (problem) printWarning(`The window did not open (${problem}). Open ${local.url}/ and sign in with the token (loom token).`);
+  else if (!options.quiet) print(`Window            opened in your browser (${local.url}/)\n`);
 }
 
 /** Where the local API listens and its token, for --json. */
@@ -31,6 +44,7 @@ export function localView(local: RunningLocal): Record<string, unknown> {
     events: `ws://127.0.0.1:${local.port}/events`,
     workspace: local.workspace,
     models: local.completion.engine.models(),
+    window: `${local.url}/`,
     token: local.token(),
   };
 }
@@ -41,6 +55,7 @@ export function printLocal(local: RunningLocal): void {
       `Loom local API    ${local.url}/api   (workspace: ${local.workspace})`,
       `  Events          ws://127.0.0.1:${local.port}/events`,
       `  AI completion   ${local.url}/api/ai/complete   (models: ${local.completion.engine.models().join(', ')}; the builtin one learns the workspace)`,
+      `  Window          ${local.url}/   (loom serve --open signs it in)`,
       `  Token           ${local.token()}`,
     ].join('\n') + '\n',
   );

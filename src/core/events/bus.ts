@@ -3,8 +3,25 @@
 // slow consumers keep their own bounded queues.
 import { systemClock, type Clock } from '../clock.ts';
 
-export const EVENT_TYPES = ['file:open', 'file:save', 'ai:complete', 'agent:start', 'agent:step', 'agent:complete', 'git:commit', 'notification'] as const;
+export const EVENT_TYPES = [
+  'file:open',
+  'file:change',
+  'file:save',
+  'ai:complete',
+  'agent:start',
+  'agent:step',
+  'agent:complete',
+  'git:commit',
+  'notification',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Events for the live stream only, never for webhooks: `file:change` comes with every edit
+ * (a keystroke of the window) and carries the code itself, which no webhook should receive.
+ */
+export const LIVE_ONLY_EVENTS = ['file:change'] as const satisfies readonly (typeof EVENT_TYPES)[number][];
+/** The events a webhook may subscribe to. */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES.filter((type) => !(LIVE_ONLY_EVENTS as readonly string[]).includes(type));
 
 export interface LoomEvent {
   /** Increases by one per event, so a client can tell it missed some. */
@@ -34,7 +51,7 @@ export class EventBus {
     return () => this.listeners.delete(listener);
   }
 
-  /** A listener whose work (e.g. queueing webhooks durably) is done before the event is acknowledged. */
+  /** A listener whose work (e.g. queueing webhooks durably) is done before the event is acknowledged; it never sees LIVE_ONLY_EVENTS. */
   subscribeDurable(listener: EventListener): () => void {
     this.durableListeners.add(listener);
     return () => this.durableListeners.delete(listener);
@@ -43,7 +60,8 @@ export class EventBus {
   /** Emits an event; resolves once durable listeners have recorded it. */
   async emit(type: EventType, data: Record<string, unknown>): Promise<LoomEvent> {
     const event: LoomEvent = { seq: ++this.seq, type, time: new Date(this.clock.now()).toISOString(), data };
-    await Promise.all([...this.durableListeners].map((listener) => listener(event)));
+    // Durable listeners (the webhook outbox) never see live-only events.
+    if (!(LIVE_ONLY_EVENTS as readonly string[]).includes(type)) await Promise.all([...this.durableListeners].map((listener) => listener(event)));
     for (const listener of this.listeners) {
       try {
         void listener(event);

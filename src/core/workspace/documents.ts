@@ -2,7 +2,16 @@
 // one of them active, each with a cursor. Positions on the public side are 1-based lines and
 // columns (UTF-16 code units, as in JavaScript strings and LSP); inside they are 0-based.
 import fs from 'node:fs';
-import type { ClosedDocument, DocumentSummary, DocumentText, EditResult, InsertRequest, Position, ReplaceRequest } from '../../contracts/local-resources.ts';
+import type {
+  ClosedDocument,
+  CursorRequest,
+  DocumentSummary,
+  DocumentText,
+  EditResult,
+  InsertRequest,
+  Position,
+  ReplaceRequest,
+} from '../../contracts/local-resources.ts';
 import type { EventBus } from '../events/bus.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
@@ -120,10 +129,24 @@ export class Documents {
   /** Replaces a range (start inclusive, end exclusive); the cursor ends after the new text. */
   async replace(input: ReplaceRequest): Promise<EditResult> {
     const document = this.editable(this.document(input.path));
+    if (input.version !== undefined && input.version !== document.version) {
+      throw new LoomError(
+        'version_conflict',
+        `${document.path} is at version ${document.version}, not ${input.version}: another edit came first; nothing was changed.`,
+        'Read the text again (GET /api/editor/text) and make the edit against it.',
+      );
+    }
     const start = this.offsetOf(document, input.startLine, input.startColumn, 'startLine', 'startColumn');
     const end = this.offsetOf(document, input.endLine, input.endColumn, 'endLine', 'endColumn');
     if (end < start) throw outOfRange('The end of the range comes before its start.');
     return this.edit(document, start, end, input.text);
+  }
+
+  /** Puts the cursor at a position of a document (the active one when no path is given). */
+  moveCursor(input: CursorRequest): DocumentSummary {
+    const document = this.document(input.path);
+    document.cursor = this.offsetOf(document, input.line, input.column, 'line', 'column');
+    return this.summary(document);
   }
 
   /**
@@ -209,14 +232,18 @@ export class Documents {
       return Promise.resolve();
     }
     const change = changedRange(document.buffer.getText(), text);
-    if (change) {
-      document.buffer.replace(change.start, change.end - change.start, change.text);
-      if (document.cursor >= change.end) document.cursor += change.text.length - (change.end - change.start);
-      else if (document.cursor > change.start) document.cursor = change.start;
-      document.version += 1;
-      this.changed(document);
-    }
-    return this.save(document.path).then(() => undefined);
+    if (!change) return this.save(document.path).then(() => undefined);
+    const from = this.position(document, change.start);
+    const to = this.position(document, change.end);
+    document.buffer.replace(change.start, change.end - change.start, change.text);
+    if (document.cursor >= change.end) document.cursor += change.text.length - (change.end - change.start);
+    else if (document.cursor > change.start) document.cursor = change.start;
+    document.version += 1;
+    this.changed(document);
+    // Both started now: the change is numbered before the save, and the file is written before this returns.
+    const changed = this.events.emit('file:change', { path: document.path, version: document.version, from, to, text: change.text });
+    const saved = this.save(document.path);
+    return Promise.all([changed, saved]).then(() => undefined);
   }
 
   /**
@@ -229,12 +256,19 @@ export class Documents {
     if (this.activePath === key) this.activePath = [...this.open.keys()].at(-1);
   }
 
-  private edit(document: Document, start: number, end: number, text: string): EditResult {
+  /**
+   * Applies an edit and emits file:change with the replaced range as it was before the edit, so
+   * a client holding the previous version (the window) can apply the same change to its copy.
+   */
+  private async edit(document: Document, start: number, end: number, text: string): Promise<EditResult> {
     const buffer = document.buffer;
+    const from = this.position(document, start);
+    const to = this.position(document, end);
     buffer.replace(start, end - start, text);
     document.cursor = start + text.length;
     document.version += 1;
     this.changed(document);
+    await this.events.emit('file:change', { path: document.path, version: document.version, from, to, text });
     return {
       path: document.path,
       version: document.version,
@@ -268,6 +302,9 @@ export class Documents {
       return;
     }
     this.load(document, loaded.text, loaded.stat);
+    // Said like a reload: clients holding the document (the window) read it again. Not awaited:
+    // this look happens inside reads; a webhook outbox that fails only loses this notice.
+    this.events.emit('file:open', { path: document.path, language: document.language, reloaded: true }).catch(() => undefined);
   }
 
   /** Replaces a document's text with what was read from disk: a new, saved version. */

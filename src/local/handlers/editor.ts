@@ -14,6 +14,7 @@ export function editorHandlers({ documents }: LocalServices): LocalHandlersOf<'E
     replaceText: async ({ body }) => documents.replace(body),
     saveDocument: async ({ body }) => documents.save(body.path, { overwrite: body.overwrite }),
     reloadDocument: async ({ body }) => documents.reload(body.path),
+    moveCursor: async ({ body }) => documents.moveCursor(body),
     closeDocument: async ({ body }) => documents.close(body.path, { discard: body.discard }),
   };
 }

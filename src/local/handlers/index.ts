@@ -9,8 +9,10 @@ import type { EventBus } from '../../core/events/bus.ts';
 import type { GitWorkspace } from '../../core/git/index.ts';
 import type { WebhookOutbox } from '../../core/webhooks/index.ts';
 import type { Documents } from '../../core/workspace/documents.ts';
+import type { WorkspacePaths } from '../../core/workspace/paths.ts';
 import type { ExtensionHost } from '../../extensions/extension-host.ts';
 import type { TicketBook } from '../tickets.ts';
+import type { WindowSignIn } from '../window/sign-in.ts';
 import { agentHandlers } from './agents.ts';
 import { aiHandlers } from './ai.ts';
 import { editorHandlers } from './editor.ts';
@@ -19,6 +21,7 @@ import { eventHandlers } from './events.ts';
 import { gitHandlers } from './git.ts';
 import { serviceHandlers } from './service.ts';
 import { webhookHandlers } from './webhooks.ts';
+import { windowHandlers } from './window.ts';
 
 /** What the local API works on: the composition root (server.ts) builds these. */
 export interface LocalServices {
@@ -29,6 +32,8 @@ export interface LocalServices {
   /** Where the routes' events go: to /events clients and, durably, to the webhook outbox. */
   events: EventBus;
   documents: Documents;
+  /** The workspace's one gate for paths (the window's file tree lists through it). */
+  paths: WorkspacePaths;
   git: GitWorkspace;
   completion: CompletionEngine;
   webhooks: WebhookOutbox;
@@ -42,11 +47,15 @@ export interface LocalAppParts {
   tickets: TicketBook;
   token: () => string;
   openApi: () => OpenApiDocument;
+  /** The window's sign-in codes and sessions. */
+  signIn: WindowSignIn;
 }
 
 export interface LocalHandlerContext {
   /** Aborted when the client goes away before the answer (long-running handlers stop then). */
   readonly signal: AbortSignal;
+  /** The window's session cookie: the id the request carried, and setting (or, with null, clearing) it on the answer. */
+  readonly cookie: { readonly session: string | undefined; set(id: string | null): void };
 }
 
 type Handler<R extends AnyLocalRoute> = (input: LocalRouteInput<R>, context: LocalHandlerContext) => Promise<LocalRouteOutput<R>>;
@@ -73,6 +82,7 @@ export function createLocalHandlers(services: LocalServices, app: LocalAppParts)
     ...gitHandlers(services),
     ...eventHandlers(app),
     ...webhookHandlers(services),
+    ...windowHandlers(services, app),
     ...extensionHandlers(services),
   };
 }

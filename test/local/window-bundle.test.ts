@@ -1,0 +1,49 @@
+// The window's bundle: missing or older than a source file means stale; ensureWindowBundle
+// builds it then (esbuild, the real build) and not otherwise; a page route serves what was built.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { bundleIsStale, ensureWindowBundle } from '../../src/local/window/bundle.ts';
+
+describe("the window's bundle", () => {
+  it('is built when missing or stale, and only then', async (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bundle-'));
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+    const paths = { source: path.join(root, 'web'), output: path.join(root, 'dist') };
+    fs.mkdirSync(paths.source);
+    fs.writeFileSync(path.join(paths.source, 'main.ts'), "import './window.css';\nconst answer: number = 42;\nconsole.log(answer);\n");
+    fs.writeFileSync(path.join(paths.source, 'window.css'), 'body { color: red; }\n');
+    assert.equal(bundleIsStale(paths), true, 'missing');
+    assert.deepEqual(await ensureWindowBundle(paths), { ready: true });
+    assert.match(fs.readFileSync(path.join(paths.output, 'window.js'), 'utf8'), /42.*console\.log\(/);
+    assert.match(fs.readFileSync(path.join(paths.output, 'window.css'), 'utf8'), /color:\s?red/);
+    assert.equal(bundleIsStale(paths), false);
+    const built = fs.statSync(path.join(paths.output, 'window.js')).mtimeMs;
+    // A source newer than the bundle makes it stale.
+    const earlier = new Date(built - 10_000);
+    for (const name of ['window.js', 'window.css']) fs.utimesSync(path.join(paths.output, name), earlier, earlier);
+    assert.equal(bundleIsStale(paths), true);
+    await ensureWindowBundle(paths);
+    assert.equal(bundleIsStale(paths), false);
+  });
+
+  it('keeps serving an older bundle when a build fails, and says why', async (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bundle-'));
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+    const paths = { source: path.join(root, 'web'), output: path.join(root, 'dist') };
+    fs.mkdirSync(paths.source);
+    fs.mkdirSync(paths.output);
+    fs.writeFileSync(path.join(paths.output, 'window.js'), '');
+    fs.writeFileSync(path.join(paths.output, 'window.css'), '');
+    const later = new Date(Date.now() + 60_000);
+    fs.writeFileSync(path.join(paths.source, 'main.ts'), "import 'no-such-package-anywhere';\n");
+    fs.utimesSync(path.join(paths.source, 'main.ts'), later, later);
+    const state = await ensureWindowBundle(paths);
+    assert.equal(state.ready, true);
+    assert.match(state.problem ?? '', /no-such-package-anywhere/);
+    fs.rmSync(paths.output, { recursive: true });
+    assert.equal((await ensureWindowBundle(paths)).ready, false);
+  });
+});
