@@ -6,7 +6,8 @@
 // on its text; save with Ctrl+S; commit from the git panel; run an agent task and see its diff;
 // run an extension's command (the word-count example, installed for the user) from the command
 // palette and see its notification.
-// Screenshots go to docs/images/ (the README shows them).
+// Screenshots are taken on every run; they go to docs/images/ (the README shows them) when
+// LOOM_SCREENSHOTS=docs, so that a test run leaves the tracked images alone; else to a temporary folder.
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +23,7 @@ import { waitFor } from '../support/wait.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const IMAGES = path.join(ROOT, 'docs/images');
+const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-shots-'));
 const available = fs.existsSync(CHROMIUM);
 if (!available) {
   const notice = `${CHROMIUM} is missing: the browser test of the window is skipped (apt-get install chromium).`;
