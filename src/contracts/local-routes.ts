@@ -612,7 +612,7 @@ export const listFolder = defineRoute({
   tag: 'Window',
   request: { query: FolderQuery },
   success: { status: 200, description: 'The folder.', schema: FolderListing },
-  errors: ['protected_path', ...FILE_ERRORS],
+  errors: ['protected_path', ...FILE_ERRORS],  mcpTool: 'list_folder',
 });
 
 // ---- extensions ----------------------------------------------------------------------------
