@@ -14,7 +14,7 @@ import type { AgentFiles } from './files/agent-files.ts';
 import { ChangeLog, describeEntry, type ChangeEntry } from './files/change-log.ts';
 import { FileLocks } from './files/file-locks.ts';
 import { TaskFiles, type ChangeRecord } from './files/task-files.ts';
-import { firstMessage, SHOWN_CHARS, SHOWN_FILES, systemPrompt } from './loop/prompt.ts';
+import { firstMessage, shownContents, systemPrompt } from './loop/prompt.ts';
 import { runLoop, TaskStop, type LoopEnd, type StepInput } from './loop/run-loop.ts';
 import type { AgentTaskRecord, AgentTaskRepository, AgentTaskUpdate } from './records.ts';
 import { GlobSet } from './scope/glob.ts';
@@ -331,7 +331,7 @@ export class AgentManager {
         context: { files, workspace: this.options.files, ...(commands ? { commands } : {}) },
         messages: [
           { role: 'system', content: systemPrompt({ globs: record.files, budgets: record.budgets, tools: toolbox.names() }) },
-          { role: 'user', content: firstMessage(record.task, record.files, inScope, this.shownContents(files, inScope)) },
+          { role: 'user', content: firstMessage(record.task, record.files, inScope, shownContents(files, inScope)) },
         ],
         budgets: record.budgets,
         clock: this.clock,
@@ -345,21 +345,6 @@ export class AgentManager {
     }
     this.locks.releaseAll(record.id);
     await this.finish(task, end);
-  }
-
-  /** The content of the files in scope when they are few and small (views recorded), else null. */
-  private shownContents(files: TaskFiles, inScope: readonly WalkedFile[]): Map<string, string> | null {
-    if (inScope.length > SHOWN_FILES || inScope.reduce((sum, file) => sum + file.size, 0) > SHOWN_CHARS) return null;
-    const contents = new Map<string, string>();
-    for (const file of inScope) {
-      try {
-        const { key, text } = files.read(file.path);
-        contents.set(key, text);
-      } catch {
-        return null; // unreadable or binary: the model lists and reads what it needs
-      }
-    }
-    return contents;
   }
 
   /**

@@ -13,8 +13,9 @@ import type { ChangeEntry } from '../agents/files/change-log.ts';
 import { ChangeLog } from '../agents/files/change-log.ts';
 import { describeEntry } from '../agents/files/change-log.ts';
 import { FileLocks } from '../agents/files/file-locks.ts';
+import { FolderFiles } from '../agents/files/agent-files.ts';
 import { TaskFiles } from '../agents/files/task-files.ts';
-import { firstMessage, SHOWN_CHARS, SHOWN_FILES, systemPrompt } from '../agents/loop/prompt.ts';
+import { firstMessage, shownContents, systemPrompt } from '../agents/loop/prompt.ts';
 import { runLoop, TaskStop, TURN_MAX_TOKENS, type LoopEnd } from '../agents/loop/run-loop.ts';
 import { GlobSet } from '../agents/scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from '../agents/scope/walk.ts';
@@ -22,8 +23,8 @@ import { Toolbox } from '../agents/tools/index.ts';
 import { statusOf, trimText, type EndReason } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { ChatProvider } from '../completion/chat.ts';
+import { WorkspacePaths } from '../workspace/paths.ts';
 import { WorkspaceClones, type Worktree } from './clones.ts';
-import { FolderFiles } from './folder-files.ts';
 import { askForPlan, planMessages } from './plan.ts';
 import type { Claim, ComposerProgress, ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
 import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorkspace } from './types.ts';
@@ -178,7 +179,7 @@ export class ComposerRunner {
       } else {
         scratch = this.attachmentsCopy(record);
       }
-      const files = new FolderFiles(scratch);
+      const files = new FolderFiles(new WorkspacePaths(scratch));
       const scope = new GlobSet(record.files);
       const inScope = await filesInScope(files.root, scope);
       if (record.mode === 'plan') {
@@ -301,7 +302,7 @@ export class ComposerRunner {
     const folder = path.join(this.options.folder, 'scratch', record.id);
     fs.rmSync(folder, { recursive: true, force: true });
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const files = new FolderFiles(folder);
+    const files = new FolderFiles(new WorkspacePaths(folder));
     for (const attachment of record.attachments) {
       // Through the gate: an attachment can never land outside the folder or in .git.
       const target = path.join(files.root, files.key(attachment.path));
@@ -337,20 +338,6 @@ async function filesInScope(root: string, scope: GlobSet): Promise<WalkedFile[]>
     for (const file of files) found.add(file);
   }
   return withSizes(root, [...found].sort());
-}
-
-function shownContents(files: TaskFiles, inScope: readonly WalkedFile[]): Map<string, string> | null {
-  if (inScope.length > SHOWN_FILES || inScope.reduce((sum, file) => sum + file.size, 0) > SHOWN_CHARS) return null;
-  const contents = new Map<string, string>();
-  for (const file of inScope) {
-    try {
-      const { key, text } = files.read(file.path);
-      contents.set(key, text);
-    } catch {
-      return null;
-    }
-  }
-  return contents;
 }
 
 function safeRead(files: FolderFiles, file: string): string | null {

@@ -1,5 +1,5 @@
-// Where an agent's tools read and write: the desktop workspace through the editor's documents,
-// so that a file open in the app changes live. Every path goes through the workspace's gate:
+// Where an agent's tools read and write: a folder on disk (a composer session's scratch copy), or
+// the desktop workspace through the editor's documents, so that a file open in the app changes live. Every path goes through the workspace's gate:
 // reads resolve inside the workspace (symlinks followed), writes are refused in protected
 // paths (.git, .loom, git directories). Files are read whole, as text, up to a size limit.
 import { LoomError } from '../../errors.ts';
@@ -37,14 +37,20 @@ export interface AgentFiles {
   rename(from: string, to: string): void;
 }
 
-/** The desktop workspace's files, through the editor's documents. */
-export class EditorFiles implements AgentFiles {
+/**
+ * A folder's files, straight on disk: a composer session's scratch copy (attached files, or a
+ * git worktree). Nobody edits it but the task, so there are never unsaved edits; every path
+ * still goes through the workspace's gate, since the files come from an untrusted repository
+ * or request.
+ *
+ * @example
+ * const files = new FolderFiles(new WorkspacePaths('/var/lib/loom/composer/scratch/3f2a…'));
+ * files.read(files.key('src/app.ts'));
+ */
+export class FolderFiles implements AgentFiles {
   readonly root: string;
 
-  constructor(
-    private readonly paths: WorkspacePaths,
-    private readonly documents: Documents,
-  ) {
+  constructor(protected readonly paths: WorkspacePaths) {
     this.root = paths.root;
   }
 
@@ -61,25 +67,51 @@ export class EditorFiles implements AgentFiles {
     return text;
   }
 
-  hasUnsavedEdits(key: string): boolean {
-    return this.documents.openState(key)?.dirty ?? false;
+  hasUnsavedEdits(_key: string): boolean {
+    return false;
   }
 
   checkWritable(key: string): void {
     this.paths.resolveForWrite(key);
   }
 
-  write(key: string, text: string): Promise<void> {
-    return this.documents.writeThrough(key, text);
+  async write(key: string, text: string): Promise<void> {
+    this.paths.writeFile(key, text);
   }
 
   remove(key: string): void {
     this.paths.remove(key);
-    this.documents.closeRemoved(key);
   }
 
   rename(from: string, to: string): void {
     this.paths.rename(from, to);
+  }
+}
+
+/** The desktop workspace's files, through the editor's documents: a file open in the app changes live. */
+export class EditorFiles extends FolderFiles {
+  constructor(
+    paths: WorkspacePaths,
+    private readonly documents: Documents,
+  ) {
+    super(paths);
+  }
+
+  override hasUnsavedEdits(key: string): boolean {
+    return this.documents.openState(key)?.dirty ?? false;
+  }
+
+  override write(key: string, text: string): Promise<void> {
+    return this.documents.writeThrough(key, text);
+  }
+
+  override remove(key: string): void {
+    super.remove(key);
+    this.documents.closeRemoved(key);
+  }
+
+  override rename(from: string, to: string): void {
+    super.rename(from, to);
     this.documents.closeRemoved(from);
   }
 }

@@ -1,6 +1,7 @@
 // What the model is told before its first turn: the system prompt (its role, the rules it works
 // under, the edit format) and the first user message (the task, the files it may change and,
 // when they are few and small, their content, so that a small model can edit on its first turn).
+import type { TaskFiles } from '../files/task-files.ts';
 import type { WalkedFile } from '../scope/walk.ts';
 import type { AgentBudgets } from '../types.ts';
 
@@ -12,6 +13,26 @@ export const SHOWN_FILES = 8;
 export const SHOWN_CHARS = 12_000;
 /** Paths the first message lists. */
 const LISTED_FILES = 200;
+
+/**
+ * The content of the files in scope for the first message when they are few and small (read
+ * through the task's files, so their views are recorded), else null.
+ *
+ * @example firstMessage(task, globs, inScope, shownContents(taskFiles, inScope));
+ */
+export function shownContents(files: TaskFiles, inScope: readonly WalkedFile[]): Map<string, string> | null {
+  if (inScope.length > SHOWN_FILES || inScope.reduce((sum, file) => sum + file.size, 0) > SHOWN_CHARS) return null;
+  const contents = new Map<string, string>();
+  for (const file of inScope) {
+    try {
+      const { key, text } = files.read(file.path);
+      contents.set(key, text);
+    } catch {
+      return null; // unreadable or binary: the model lists and reads what it needs
+    }
+  }
+  return contents;
+}
 
 export interface PromptInput {
   globs: readonly string[];
