@@ -612,7 +612,8 @@ export const listFolder = defineRoute({
   tag: 'Window',
   request: { query: FolderQuery },
   success: { status: 200, description: 'The folder.', schema: FolderListing },
-  errors: ['protected_path', ...FILE_ERRORS],  mcpTool: 'list_folder',
+  errors: ['protected_path', ...FILE_ERRORS],
+  mcpTool: 'list_folder',
 });
 
 // ---- extensions ----------------------------------------------------------------------------
