@@ -276,7 +276,7 @@ export const createComposerSession = defineOperation({
   request: { body: ComposerSessionRequest, contentTypes: ['application/json'] },
   bodyLimit: COMPOSER_BODY_LIMIT,
   success: { status: 201, description: 'The session is stored and queued.', schema: ComposerSessionCreated },
-  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
+  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'model_unavailable', 'store_unavailable', 'unsupported_version'],
 });
 
 export const getComposerSession = defineOperation({

@@ -100,6 +100,8 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
       limits: () => config.composer,
       budgets: () => ({ maxSteps: config.agents.maxSteps, maxTokens: config.agents.maxTokens, timeoutSeconds: config.agents.timeoutSeconds }),
       cancelHere: (sessionId) => jobs.runner?.cancelHere(sessionId) ?? false,
+      // Sessions run here (no REDIS_URL): refused at once when no model here can chat.
+      ...(jobs.runner ? { checkModel: () => void completion.providers.selectChat() } : {}),
       clock,
     });
     const services: HandlerServices = {

@@ -242,6 +242,19 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(((await refused.json()) as any).error, 'validation_error');
   });
 
+  it('503 model_unavailable, and nothing stored, when no model here can chat', async (t) => {
+    const bare = await startTestHosted(); // the builtin model alone: it completes code, it does not chat
+    t.after(() => bare.close());
+    const bareKey = (await bare.identity.apiKeys.create((await signedInUser(bare, 'bare@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
+    const res = await createSession(bare, bareKey, { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] });
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as any;
+    assert.equal(body.error, 'model_unavailable');
+    assert.match(body.message, /can chat/);
+    assert.equal(typeof body.hint, 'string');
+    assert.deepEqual(await bare.store.composerSessions.countActive((await signedInUser(bare, 'bare@example.com')).user!.id), { queued: 0, running: 0 });
+  });
+
   it('401 without a token, 403 without write:composer, 404 for another user and for no session', async () => {
     const body = { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] };
     const anonymous = await post(`${hosted.url}${SESSION}`, body);

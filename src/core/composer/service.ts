@@ -44,6 +44,11 @@ export interface ComposerServiceOptions {
   budgets: () => AgentBudgets;
   /** Stops a session this process runs at once (the in-process runner); the flag in the store reaches any other. */
   cancelHere?: (sessionId: string) => boolean;
+  /**
+   * Throws when the sessions this process runs could not start: no model here can chat. Only
+   * where this process runs them (the in-process queue); a worker elsewhere has its own models.
+   */
+  checkModel?: () => void;
   clock?: Clock;
   /** How often a stream looks for new events; 250 ms by default. */
   pollMs?: number;
@@ -64,15 +69,27 @@ export class ComposerService {
     this.clock = options.clock ?? systemClock;
   }
 
+  /** A session that cannot start is refused now, rather than accepted to fail (the server's fault: 503). */
+  private checkModel(): void {
+    try {
+      this.options.checkModel?.();
+    } catch (error) {
+      if (!(error instanceof LoomError)) throw error;
+      throw new LoomError('model_unavailable', `Composer sessions need a model that can chat: ${error.message}`, error.hint);
+    }
+  }
+
   /**
    * Checks the request, writes the session (queued) and enqueues it. Throws LoomError
    * validation_error (bad globs or paths, an unknown workspace, neither a workspace nor
-   * attachments when the server has not exactly one workspace) or ComposerLimitError.
+   * attachments when the server has not exactly one workspace), model_unavailable (no model here
+   * can chat, where this process runs sessions) or ComposerLimitError.
    */
   async create(userId: string, request: CreateSessionRequest): Promise<{ sessionId: string; status: 'queued' | 'running'; workspace: string | null }> {
     const files = request.files.map((glob) => compileGlob(glob).source.trim());
     const attachments = checkAttachments(request.attachments ?? []);
     const workspace = await this.pickWorkspace(request.workspace, attachments.length > 0);
+    this.checkModel();
     const limits = this.options.limits();
     const active = await this.options.sessions.countActive(userId);
     if (active.queued >= limits.maxQueuedPerUser) {
