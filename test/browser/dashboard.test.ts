@@ -2,20 +2,14 @@
 // through the code host, create a key with the form, use it from outside, revoke it, sign out.
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/browser.ts';
 import { startFakeCodeHost, type FakeCodeHost } from '../support/codehost.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = '/tmp/loom-dashboard.png';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  const notice = `${CHROMIUM} is missing: the browser test of the dashboard is skipped (apt-get install chromium).`;
-  if (process.env.CI === 'true') throw new Error(`${notice.replace(' is skipped', ' cannot run')} CI must install it (.ci/run).`);
-  console.log(`NOTICE: ${notice}`);
-}
+const available = chromiumAvailable('the dashboard');
 
 describe('dashboard in a browser', { skip: !available && 'chromium is not installed' }, () => {
   let browser: Browser;
@@ -27,19 +21,7 @@ describe('dashboard in a browser', { skip: !available && 'chromium is not instal
   before(async () => {
     codehost = await startFakeCodeHost();
     hosted = await startTestHosted({ codehost: { url: codehost.url, apiUrl: codehost.apiUrl } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     page = await context.newPage();
     // A guard against hangs, not a measurement: a loaded CI machine can be slow to render.

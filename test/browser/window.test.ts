@@ -15,21 +15,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/browser.ts';
 import { calls, MATH, says } from '../core/agents/support.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-shots-'));
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  const notice = `${CHROMIUM} is missing: the browser test of the window is skipped (apt-get install chromium).`;
-  if (process.env.CI === 'true') throw new Error(`${notice.replace(' is skipped', ' cannot run')} CI must install it (.ci/run).`);
-  console.log(`NOTICE: ${notice}`);
-}
+const available = chromiumAvailable('the window');
 
 const TOKEN = 'loom_window_test_token_0123456789abcdef';
 const CALC = 'export function mul(a: number, b: number): number {\n  \n}\n';
@@ -78,19 +73,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     git(local.workspace, 'config', 'user.email', 'window@example.com');
     git(local.workspace, 'add', '-A');
     git(local.workspace, 'commit', '-m', 'start');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
     page = await context.newPage();
     // A guard against hangs, not a measurement: a loaded machine can be slow to render.
