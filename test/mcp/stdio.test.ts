@@ -373,6 +373,38 @@ describe('loom mcp with no app running', () => {
     }
   });
 
+  it('params a method does not take are -32602 Invalid params naming them, and the session goes on', async (t) => {
+    const home = tempDir(t, 'loom-mcp-params-');
+    const { code, stdout, stderr } = await rawSession(
+      ['--config-dir', path.join(home, 'cfg')],
+      cleanEnv(home),
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'git_status', arguments: '{}' } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } },
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: {} },
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+      ],
+      0,
+    );
+    assert.equal(code, 0, stderr);
+    const byId = new Map(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Json)
+        .map((message) => [message.id, message]),
+    );
+    for (const [id, field] of [
+      [1, 'tools/call: params.arguments'],
+      [2, 'tools/call: params.name'],
+      [3, 'initialize: params.protocolVersion'],
+    ] as const) {
+      assert.equal(byId.get(id)!.error.code, -32602, JSON.stringify(byId.get(id)));
+      assert.ok(byId.get(id)!.error.message.startsWith(`Invalid params of ${field}: `), byId.get(id)!.error.message);
+    }
+    assert.deepEqual(byId.get(4)!.result, {});
+  });
+
   it('a config folder the app never ran with: the tools say so and to start the app', async (t) => {
     const home = tempDir(t, 'loom-mcp-none-');
     const configDir = path.join(home, 'never');

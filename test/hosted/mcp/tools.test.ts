@@ -269,6 +269,22 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
     it('an unknown tool is a JSON-RPC error, not a tool result', async () => {
       await assert.rejects(client.callTool({ name: 'delete_everything', arguments: {} }), /-32602.*Unknown tool: delete_everything/);
     });
+
+    it('params a method does not take are a JSON-RPC -32602 Invalid params naming them, not an internal error', async () => {
+      for (const [message, field] of [
+        [rpc('tools/call', { name: 'list_models', arguments: '{}' }), 'params.arguments'],
+        [rpc('tools/call', { arguments: {} }), 'params.name'],
+        [rpc('initialize', {}), 'params.protocolVersion'],
+        [rpc('tools/list', { cursor: 5 }), 'params.cursor'],
+      ] as const) {
+        const res = await postMcp(hosted.url, message);
+        assert.equal(res.status, 200);
+        const answer = (await res.json()) as { id: number; error: { code: number; message: string } };
+        assert.equal(answer.id, message.id);
+        assert.equal(answer.error.code, -32602, answer.error.message);
+        assert.ok(answer.error.message.startsWith(`Invalid params of ${message.method}: ${field}: `), answer.error.message);
+      }
+    });
   });
 });
 
