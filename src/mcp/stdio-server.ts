@@ -5,6 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { invalidParams } from '../contracts/mcp-requests.ts';
 import type { LocalTool } from './local-tools.ts';
 
 export interface StdioServerOptions {
@@ -50,12 +51,27 @@ export async function serveStdio(options: StdioServerOptions): Promise<RunningSt
   server.onclose = () => closeServer();
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   await server.connect(transport);
+  refuseInvalidParams(transport);
   answerBeforeClosing(transport, stdin, () => void server.close());
   return {
     closed,
     async close() {
       await server.close();
     },
+  };
+}
+
+/**
+ * Answers a request whose params its method does not take with -32602 (contracts/mcp-requests.ts)
+ * instead of handing it to the SDK, which would answer -32603. Sent through `transport.send` as
+ * it is when the request arrives, so that answerBeforeClosing sees the answer go out.
+ */
+function refuseInvalidParams(transport: StdioServerTransport): void {
+  const receive = transport.onmessage!;
+  transport.onmessage = (message) => {
+    const refusal = invalidParams(message);
+    if (refusal) void transport.send(refusal);
+    else receive(message);
   };
 }
 

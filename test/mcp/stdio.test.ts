@@ -4,7 +4,8 @@
 // the contracts' schemas; each read tool answers what the HTTP route answers to the same request;
 // edits, saves, commits and agent tasks land in the app; the app's refusals come back as
 // `isError` results with its error code; with no app running, the server still starts and every
-// tool says to start it; stdout carries JSON-RPC and nothing else.
+// tool says to start it; stdout carries JSON-RPC and nothing else. The last test runs the real
+// `loom serve` too, and `loom mcp` finds it by its port and the token it wrote for itself.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ import { LOOM_VERSION } from '../../src/config/version.ts';
 import { localRoutes, type LocalRoute } from '../../src/contracts/local-routes.ts';
 import { plainSchema } from '../../src/contracts/schema-helpers.ts';
 import { calls, MATH, says } from '../core/agents/support.ts';
-import { cleanEnv, ROOT, tempDir } from '../support/cli.ts';
+import { cleanEnv, LOCAL_READY, ROOT, startLoom, tempDir } from '../support/cli.ts';
 import { startTestLocal as startLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
@@ -373,6 +374,38 @@ describe('loom mcp with no app running', () => {
     }
   });
 
+  it('params a method does not take are -32602 Invalid params naming them, and the session goes on', async (t) => {
+    const home = tempDir(t, 'loom-mcp-params-');
+    const { code, stdout, stderr } = await rawSession(
+      ['--config-dir', path.join(home, 'cfg')],
+      cleanEnv(home),
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'git_status', arguments: '{}' } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } },
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: {} },
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+      ],
+      0,
+    );
+    assert.equal(code, 0, stderr);
+    const byId = new Map(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Json)
+        .map((message) => [message.id, message]),
+    );
+    for (const [id, field] of [
+      [1, 'tools/call: params.arguments'],
+      [2, 'tools/call: params.name'],
+      [3, 'initialize: params.protocolVersion'],
+    ] as const) {
+      assert.equal(byId.get(id)!.error.code, -32602, JSON.stringify(byId.get(id)));
+      assert.ok(byId.get(id)!.error.message.startsWith(`Invalid params of ${field}: `), byId.get(id)!.error.message);
+    }
+    assert.deepEqual(byId.get(4)!.result, {});
+  });
+
   it('a config folder the app never ran with: the tools say so and to start the app', async (t) => {
     const home = tempDir(t, 'loom-mcp-none-');
     const configDir = path.join(home, 'never');
@@ -414,5 +447,43 @@ describe('loom mcp with no app running', () => {
     assert.equal(badCode, 2);
     assert.equal(badOut, '');
     assert.match(badErr, /^loom: --url: "ftp:\/\/127\.0\.0\.1" is not an http or https URL\./);
+  });
+});
+
+describe('loom mcp against `loom serve` started as a user starts it', () => {
+  it('finds the token serve made for itself in the config folder, and edits, saves and commits through it', async (t) => {
+    const home = tempDir(t, 'loom-mcp-serve-');
+    const workspace = path.join(home, 'ws');
+    const configDir = path.join(home, 'config');
+    fs.mkdirSync(path.join(workspace, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, 'src', 'math.ts'), MATH);
+    git(workspace, 'init', '-q', '-b', 'main');
+    git(workspace, 'config', 'user.name', 'T');
+    git(workspace, 'config', 'user.email', 't@x');
+    git(workspace, 'add', '.');
+    git(workspace, 'commit', '-q', '-m', 'first');
+    const env = cleanEnv(home);
+    // No settings.json beforehand: serve writes one with a token of its own.
+    const server = await startLoom(t, ['serve', '--workspace', workspace, '--config-dir', configDir, '--port', '0'], env, 120_000, LOCAL_READY);
+    const { client, stderr } = await connect(['--port', new URL(server.url).port, '--config-dir', configDir], env);
+    t.after(() => client.close());
+    const call = async (name: string, args: Json = {}) => {
+      const result = (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
+      assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result)}`);
+      return result.structuredContent!;
+    };
+
+    assert.equal((await call('open_file', { path: 'src/math.ts' })).path, 'src/math.ts');
+    assert.equal((await call('get_active_file')).path, 'src/math.ts');
+    await call('insert_text', { text: '// Edited through loom mcp\n', line: 1, column: 1 });
+    await call('save_file');
+    assert.equal(fs.readFileSync(path.join(workspace, 'src', 'math.ts'), 'utf8'), `// Edited through loom mcp\n${MATH}`);
+    assert.deepEqual(
+      ((await call('git_status')).files as { path: string }[]).map((file) => file.path),
+      ['src/math.ts'],
+    );
+    await call('git_commit', { message: 'Edited through loom mcp' });
+    assert.equal(git(workspace, 'log', '-1', '--format=%s'), 'Edited through loom mcp');
+    assert.equal(stderr(), '');
   });
 });

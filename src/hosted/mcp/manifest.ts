@@ -10,7 +10,7 @@ import { PROTOCOL_VERSIONS } from './guard.ts';
 import type { McpTool } from './tools.ts';
 
 export const SERVER_DESCRIPTION =
-  "Loom's hosted operations as MCP tools: its downloadable builds (IDE, Omni, CLI), the open-source models it runs, product feedback, and tab completion.";
+  "Loom's hosted operations as MCP tools: its downloadable builds (IDE, Omni, CLI), the open-source models it runs, product feedback, tab completion, and composer sessions (multi-file edits made on the server).";
 
 /**
  * The server card.

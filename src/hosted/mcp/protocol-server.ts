@@ -6,6 +6,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { invalidParams } from '../../contracts/mcp-requests.ts';
 import type { CallContext, McpTool } from './tools.ts';
 
 export interface ProtocolAnswer {
@@ -48,6 +49,8 @@ export function protocolServer(
   const definitions = [...tools.values()].map((tool) => tool.definition);
   return {
     async answer({ message, headers, url, context }) {
+      const refusal = invalidParams(message);
+      if (refusal) return { status: 200, contentType: 'application/json', body: JSON.stringify(refusal) };
       const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: definitions }));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -30,30 +30,25 @@ export interface AuthenticationTarget {
   challengeScope?: string;
 }
 
+/**
+ * The check an operation of `auth` runs on a request: its credentials verified (when it takes
+ * tokens) and then judged against the operation's rule. Sets `request.principal`.
+ *
+ * @example
+ * await authenticate({ oauth2: ['read:tab'], bearer: true }, tokens, urls)(request, reply);
+ */
 export function authenticate(auth: OperationAuth, tokens: TokenService, urls: ServiceUrls, target: AuthenticationTarget = { resource: 'api' }) {
   const acceptsTokens = Boolean(auth.oauth2?.length || auth.bearer);
-  const challenge = (reply: FastifyReply, extra: Record<string, string> = {}) => {
-    const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + resourceMetadataPath(target.resource) };
-    reply.header(
-      'www-authenticate',
-      `Bearer ${Object.entries(params)
-        .map(([k, v]) => `${k}="${v}"`)
-        .join(', ')}`,
-    );
-  };
+  const verify = verifyBearer(tokens, urls, target);
+  const admit = admitPrincipal(auth, urls, target);
 
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
-    if (header === undefined) {
-      if (auth.anonymous) return;
-      challenge(reply, target.challengeScope ? { scope: target.challengeScope } : {});
-      throw new LoomError('unauthorized', 'This operation needs a bearer token.', 'Sign in with `loom login`, or create an API key in the dashboard.');
-    }
+    if (header === undefined) return admit(undefined, request, reply);
     const [scheme = '', ...rest] = header.trim().split(/\s+/);
-    const credentials = rest.join(' ');
     if (auth.clientBasic && scheme.toLowerCase() === 'basic') {
       try {
-        request.basicAuth = parseBasic(credentials);
+        request.basicAuth = parseBasic(rest.join(' '));
       } catch (error) {
         // RFC 6749 §5.2: a failed attempt at Basic client authentication answers with its challenge.
         reply.header('www-authenticate', 'Basic realm="loom"');
@@ -62,28 +57,80 @@ export function authenticate(auth: OperationAuth, tokens: TokenService, urls: Se
       return;
     }
     if (!acceptsTokens) return; // credentials are neither needed nor used here
+    admit(await verify(request, reply), request, reply);
+  };
+}
+
+/**
+ * Verifies the bearer token a request sent, for `target`'s resource; undefined when it sent no
+ * Authorization header. A header that is not `Bearer <token>`, or a token that is not valid
+ * (expired, revoked, for another resource), is a 401 with the resource's challenge. Says nothing
+ * of what the token may do: that is `admitPrincipal`'s.
+ *
+ * @example
+ * request.principal = await verifyBearer(tokens, urls, { resource: 'mcp' })(request, reply);
+ */
+export function verifyBearer(tokens: TokenService, urls: ServiceUrls, target: AuthenticationTarget) {
+  const challenge = challenger(urls, target);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
+    const header = request.headers.authorization;
+    if (header === undefined) return undefined;
+    const [scheme = '', ...rest] = header.trim().split(/\s+/);
+    const credentials = rest.join(' ');
     if (scheme.toLowerCase() !== 'bearer' || !credentials || rest.length !== 1) {
       challenge(reply, { error: 'invalid_request' });
       throw new LoomError('invalid_token', 'The Authorization header must be "Bearer <token>".');
     }
-    let principal: Principal;
     try {
-      principal = await tokens.verify(credentials, target.resource);
+      return await tokens.verify(credentials, target.resource);
     } catch (error) {
       if (error instanceof LoomError && error.code === 'invalid_token') challenge(reply, { error: 'invalid_token', error_description: error.message });
       throw error;
+    }
+  };
+}
+
+/**
+ * Judges a caller already verified (`principal`, or undefined for none) against an operation's
+ * rule, and sets `request.principal`: no credentials where the operation needs some is a 401
+ * asking for `target.challengeScope`; an API key where it takes none, a 401; a token without
+ * one of its scopes, a 403 insufficient_scope naming them.
+ *
+ * @example
+ * admitPrincipal(tool.auth, urls, { resource: 'mcp' })(request.principal, request, reply);
+ */
+export function admitPrincipal(auth: OperationAuth, urls: ServiceUrls, target: AuthenticationTarget) {
+  const challenge = challenger(urls, target);
+  const needed = auth.oauth2 ?? [];
+  return (principal: Principal | undefined, request: FastifyRequest, reply: FastifyReply): void => {
+    if (principal === undefined) {
+      if (auth.anonymous) return;
+      challenge(reply, target.challengeScope ? { scope: target.challengeScope } : {});
+      throw new LoomError('unauthorized', 'This operation needs a bearer token.', 'Sign in with `loom login`, or create an API key in the dashboard.');
     }
     if (principal.kind === 'api_key' && !auth.bearer) {
       challenge(reply, { error: 'invalid_token', error_description: 'API keys are not accepted here' });
       throw new LoomError('invalid_token', 'API keys are not accepted by this operation.', 'Use an OAuth access token, or no credentials.');
     }
-    const needed = auth.oauth2 ?? [];
     if (needed.length && !needed.some((scope) => principal.scopes.has(scope))) {
       const scope = needed.join(' ');
       challenge(reply, { error: 'insufficient_scope', scope });
       throw new LoomError('insufficient_scope', `The token lacks the scope ${scope}.`, `Ask for ${scope} when signing in.`);
     }
     request.principal = principal;
+  };
+}
+
+/** Sets `WWW-Authenticate: Bearer …` pointing at the resource's metadata (RFC 9728 §5.1), with `extra` parameters. */
+function challenger(urls: ServiceUrls, target: AuthenticationTarget) {
+  return (reply: FastifyReply, extra: Record<string, string> = {}) => {
+    const params = { realm: 'loom', ...extra, resource_metadata: urls.publicUrl + resourceMetadataPath(target.resource) };
+    reply.header(
+      'www-authenticate',
+      `Bearer ${Object.entries(params)
+        .map(([k, v]) => `${k}="${v}"`)
+        .join(', ')}`,
+    );
   };
 }
 

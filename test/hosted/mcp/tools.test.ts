@@ -1,6 +1,8 @@
 // The hosted MCP server through the SDK's own client over Streamable HTTP: initialize, the
 // tools (exactly the operation table's, with the contracts' schemas), and every tool answering
-// as its REST operation answers the same request, failures included.
+// as its REST operation answers the same request, failures included: the catalog's and
+// completion's tools against one server, the composer's against one whose model is a scripted
+// OpenAI-compatible fake. The last test checks that every tool of the table was compared.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOOM_VERSION } from '../../../src/config/version.ts';
@@ -12,9 +14,11 @@ import { plainSchema } from '../../../src/contracts/schema-helpers.ts';
 import { parseCatalog } from '../../../src/core/catalog/load.ts';
 import { BuiltinModel } from '../../../src/core/completion/builtin/index.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
-import { connectMcp, initializeMessage, postMcp } from '../../support/mcp.ts';
-import { bearer, signedInUser } from '../../support/oauth.ts';
+import { connectMcp, initializeMessage, MCP_HEADERS, postMcp, rpc } from '../../support/mcp.ts';
+import { assertError, bearer, signedInUser } from '../../support/oauth.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../../support/openai-fake.ts';
 import { respond, startUpstream, type Upstream } from '../../support/upstream.ts';
+import { waitFor } from '../../support/wait.ts';
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +32,26 @@ interface ToolResult {
 const TABLE_TOOLS = (operations as readonly AnyOperation[]).flatMap((o) =>
   (o as { mcpTool?: string }).mcpTool ? [{ name: (o as { mcpTool: string }).mcpTool, operation: o }] : [],
 );
+
+/** The tools whose answers (success and failure) were compared with REST's, by the tests below. */
+const compared = new Set<string>();
+
+/** The result carries the REST body twice: as structured content and as JSON text. */
+function assertSame(result: ToolResult, restBody: Json, name: string) {
+  assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result)}`);
+  assert.deepEqual(result.structuredContent, restBody, name);
+  assert.equal(result.content.length, 1);
+  assert.equal(result.content[0]!.type, 'text');
+  assert.deepEqual(JSON.parse(result.content[0]!.text), restBody, `${name} text`);
+  compared.add(name.split(' ')[0]!);
+}
+
+/** A failure is `isError` with the REST Error body as its one text block, and no structured content. */
+function assertSameFailure(result: ToolResult, restBody: Json, name: string) {
+  assert.equal(result.isError, true, name);
+  assert.equal(result.structuredContent, undefined, 'no structured content: it would not match the output schema');
+  assert.deepEqual(JSON.parse(result.content[0]!.text), restBody, name);
+}
 
 function trainedModel(): BuiltinModel {
   const model = new BuiltinModel();
@@ -165,15 +189,6 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
   });
 
   describe('tools/call answers as REST answers the same request', () => {
-    /** The result carries the REST body twice: as structured content and as JSON text. */
-    function assertSame(result: ToolResult, restBody: Json, name: string) {
-      assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result)}`);
-      assert.deepEqual(result.structuredContent, restBody, name);
-      assert.equal(result.content.length, 1);
-      assert.equal(result.content[0]!.type, 'text');
-      assert.deepEqual(JSON.parse(result.content[0]!.text), restBody, `${name} text`);
-    }
-
     it('list_downloads, with and without filters', async () => {
       for (const [args, query] of [
         [{}, ''],
@@ -208,6 +223,7 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
       assert.notEqual(result.structuredContent!.id, expected.body.id, 'a new record');
       const stored = await hosted.store.feedback.list({ limit: 10 });
       assert.equal(stored.find((record) => record.id === result.structuredContent!.id)?.message, feedback.message);
+      compared.add('submit_feedback');
     });
 
     it('tab_complete completes from the same engine', async () => {
@@ -221,38 +237,219 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
       const { latencyMs: _restLatency, ...restAnswer } = expected.body;
       assert.deepEqual(answer, restAnswer);
       assert.ok(Number.isInteger(latencyMs));
+      compared.add('tab_complete');
     });
   });
 
   describe('tools/call fails as REST fails: isError, and the Error body as text', () => {
-    async function assertSameFailure(name: string, args: Json, method: string, path: string, status: number, body?: Json) {
+    async function assertSameFailureAsRest(name: string, args: Json, method: string, path: string, status: number, body?: Json) {
       const expected = await rest(method, path, body);
       assert.equal(expected.status, status, `${name}: ${JSON.stringify(expected.body)}`);
-      const result = await call(name, args);
-      assert.equal(result.isError, true, name);
-      assert.equal(result.structuredContent, undefined, 'no structured content: it would not match the output schema');
-      assert.deepEqual(JSON.parse(result.content[0]!.text), expected.body, name);
+      assertSameFailure(await call(name, args), expected.body, name);
     }
 
-    it('a value outside its enum', () => assertSameFailure('list_downloads', { product: 'nope' }, 'GET', '/download?product=nope', 400));
-    it('an asset that does not exist', () => assertSameFailure('get_download_asset', { product: 'ide', asset: 'nope' }, 'GET', '/download/ide/nope', 404));
+    it('a value outside its enum', () => assertSameFailureAsRest('list_downloads', { product: 'nope' }, 'GET', '/download?product=nope', 400));
+    it('an asset that does not exist', () =>
+      assertSameFailureAsRest('get_download_asset', { product: 'ide', asset: 'nope' }, 'GET', '/download/ide/nope', 404));
     it('a product that does not exist', () =>
-      assertSameFailure('get_download_asset', { product: 'nope', asset: 'linux-x64' }, 'GET', '/download/nope/linux-x64', 404));
+      assertSameFailureAsRest('get_download_asset', { product: 'nope', asset: 'linux-x64' }, 'GET', '/download/nope/linux-x64', 404));
     it('a release missing upstream', () =>
-      assertSameFailure('get_download_asset', { product: 'ide', asset: 'linux-arm64' }, 'GET', '/download/ide/linux-arm64', 404));
+      assertSameFailureAsRest('get_download_asset', { product: 'ide', asset: 'linux-arm64' }, 'GET', '/download/ide/linux-arm64', 404));
     it('feedback that fails validation', () => {
       const feedback = { name: '', email: 'not an email', subject: 'x', message: 'y', extra: 1 };
-      return assertSameFailure('submit_feedback', feedback, 'POST', '/feedback', 400, feedback);
+      return assertSameFailureAsRest('submit_feedback', feedback, 'POST', '/feedback', 400, feedback);
     });
     it('a completion request without its required fields', () =>
-      assertSameFailure('tab_complete', { language: 'ts' }, 'POST', '/tab/complete', 400, { language: 'ts' }));
+      assertSameFailureAsRest('tab_complete', { language: 'ts' }, 'POST', '/tab/complete', 400, { language: 'ts' }));
     it('a model the server does not serve', () => {
       const cursor = { language: 'ts', prefix: 'a', suffix: '', model: 'gpt-9' };
-      return assertSameFailure('tab_complete', cursor, 'POST', '/tab/complete', 400, cursor);
+      return assertSameFailureAsRest('tab_complete', cursor, 'POST', '/tab/complete', 400, cursor);
     });
 
     it('an unknown tool is a JSON-RPC error, not a tool result', async () => {
       await assert.rejects(client.callTool({ name: 'delete_everything', arguments: {} }), /-32602.*Unknown tool: delete_everything/);
     });
+
+    it('params a method does not take are a JSON-RPC -32602 Invalid params naming them, not an internal error', async () => {
+      for (const [message, field] of [
+        [rpc('tools/call', { name: 'list_models', arguments: '{}' }), 'params.arguments'],
+        [rpc('tools/call', { arguments: {} }), 'params.name'],
+        [rpc('initialize', {}), 'params.protocolVersion'],
+        [rpc('tools/list', { cursor: 5 }), 'params.cursor'],
+      ] as const) {
+        const res = await postMcp(hosted.url, message);
+        assert.equal(res.status, 200);
+        const answer = (await res.json()) as { id: number; error: { code: number; message: string } };
+        assert.equal(answer.id, message.id);
+        assert.equal(answer.error.code, -32602, answer.error.message);
+        assert.ok(answer.error.message.startsWith(`Invalid params of ${message.method}: ${field}: `), answer.error.message);
+      }
+    });
+  });
+});
+
+describe('MCP composer tools (SDK client, Streamable HTTP, a scripted model)', () => {
+  const SESSION = '/api/v1/composer/session';
+  /** Small, so that a session with attachments passes it, as composer's REST route lets it. */
+  const BODY_LIMIT = 16 * 1024;
+  let fake: FakeOpenAi;
+  let hosted: TestHosted;
+  let key: string;
+  let otherKey: string;
+  let client: Client;
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    hosted = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      composer: { concurrency: 1 },
+      bodyLimit: BODY_LIMIT,
+    });
+    const create = async (email: string) =>
+      (await hosted.identity.apiKeys.create((await signedInUser(hosted, email)).user.id, { name: 'mcp', expiresInDays: 1 })).key;
+    key = await create('composer-mcp@example.com');
+    otherKey = await create('someone-else@example.com');
+    ({ client } = await connectMcp(hosted.url, { token: key }));
+  });
+  after(async () => {
+    await client.close();
+    await hosted.close();
+    await fake.close();
+  });
+
+  const call = async (name: string, args: Json) => (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
+  const rest = async (method: string, path: string, body?: Json, token = key) => {
+    const res = await fetch(`${hosted.url}${path}`, {
+      method,
+      headers: { ...bearer(token), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+  /** The session once it has ended, as REST reads it. */
+  const ended = async (sessionId: string, token = key) => {
+    let session: Json = {};
+    await waitFor(
+      async () =>
+        ['completed', 'failed', 'cancelled'].includes((session = (await rest('GET', `${SESSION}/${sessionId}`, undefined, token)).body).status as string),
+      undefined,
+      `the end of ${sessionId}`,
+    );
+    return session;
+  };
+  const ADD = 'export const add = (a, b) => a - b;\n';
+  const request = (prompt: string, content = ADD) => ({ prompt, files: ['src/**'], attachments: [{ path: 'src/add.ts', content }] });
+  /** The model's turns for a session that fixes add: one edit, then its last words. */
+  const fixesAdd = () =>
+    fake.chat.queue(
+      {
+        kind: 'tools',
+        calls: [
+          {
+            id: 'call_1',
+            name: 'edit_file',
+            arguments: JSON.stringify({ path: 'src/add.ts', search: ADD.trimEnd(), replace: ADD.trimEnd().replace('-', '+') }),
+          },
+        ],
+      },
+      { kind: 'text', text: 'Fixed the sign.' },
+    );
+
+  it('create_composer_session starts a session as POST /composer/session does; get_composer_session reads it as GET does', async () => {
+    fixesAdd();
+    const viaRest = await rest('POST', SESSION, request('Fix add'));
+    assert.equal(viaRest.status, 201);
+    assert.equal((await ended(viaRest.body.sessionId as string)).status, 'completed');
+
+    fixesAdd();
+    const created = await call('create_composer_session', request('Fix add'));
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    // Another session than REST's: the same answer but for its own id and how far it got.
+    const { sessionId, status, ...answer } = created.structuredContent!;
+    const { sessionId: _restId, status: _restStatus, ...restAnswer } = viaRest.body;
+    assert.deepEqual(answer, restAnswer);
+    assert.match(sessionId as string, /^[0-9a-f-]{36}$/);
+    assert.ok(['queued', 'running'].includes(status as string));
+    assert.deepEqual(JSON.parse(created.content[0]!.text), created.structuredContent);
+    compared.add('create_composer_session');
+
+    const session = await ended(sessionId as string);
+    assert.equal(session.status, 'completed', session.error as string);
+    assert.equal((session.edits as { content: string }[])[0]?.content, 'export const add = (a, b) => a + b;\n', JSON.stringify(session));
+    assertSame(await call('get_composer_session', { sessionId }), session, 'get_composer_session');
+  });
+
+  it('cancel_composer_session stops a running session; on an ended one it answers as POST …/cancel does', async () => {
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    const held = fake.chat.held();
+    const created = await call('create_composer_session', request('Take your time'));
+    const sessionId = created.structuredContent!.sessionId as string;
+    await held;
+    const cancelled = await call('cancel_composer_session', { sessionId });
+    assert.equal(cancelled.isError, undefined, JSON.stringify(cancelled));
+    assert.equal(cancelled.structuredContent!.sessionId, sessionId);
+    assert.equal(cancelled.structuredContent!.cancelRequested, true);
+    assert.equal((await ended(sessionId)).status, 'cancelled');
+    fake.chat.release();
+    assertSame(await call('cancel_composer_session', { sessionId }), (await rest('POST', `${SESSION}/${sessionId}/cancel`)).body, 'cancel_composer_session');
+  });
+
+  it('takes a session as large as REST does, past the server body limit, from a caller with a token; without one such a message is 413 unread', async () => {
+    const large = request('Fix add in a long file', ADD + '// padding\n'.repeat(3 * 1024));
+    assert.ok(JSON.stringify(large).length > 2 * BODY_LIMIT);
+    fixesAdd();
+    const viaRest = await rest('POST', SESSION, large);
+    assert.equal(viaRest.status, 201, JSON.stringify(viaRest.body));
+    await ended(viaRest.body.sessionId as string);
+    fixesAdd();
+    const created = await call('create_composer_session', large);
+    assert.equal(created.isError, undefined, JSON.stringify(created));
+    assert.equal((await ended(created.structuredContent!.sessionId as string)).status, 'completed');
+
+    const message = rpc('tools/call', { name: 'create_composer_session', arguments: large });
+    await assertError(await postMcp(hosted.url, message), 413, 'payload_too_large');
+    // Sent in chunks, with no Content-Length to judge it by beforehand.
+    const body = new Blob([JSON.stringify(message)]).stream();
+    const chunked = await fetch(`${hosted.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body, duplex: 'half' } as RequestInit);
+    await assertError(chunked, 413, 'payload_too_large');
+    // A small one is judged by the tool's rule: it needs a token.
+    await assertError(await postMcp(hosted.url, rpc('tools/call', { name: 'create_composer_session', arguments: request('Fix add') })), 401, 'unauthorized');
+  });
+
+  describe('fails as REST fails: isError, and the Error body as text', () => {
+    const sameFailure = async (name: string, args: Json, method: string, path: string, status: number, body?: Json) => {
+      const expected = await rest(method, path, body);
+      assert.equal(expected.status, status, `${name}: ${JSON.stringify(expected.body)}`);
+      assertSameFailure(await call(name, args), expected.body, name);
+    };
+    const unknown = '00000000-0000-4000-8000-000000000000';
+
+    it('a session that does not exist, or an id that is none', async () => {
+      await sameFailure('get_composer_session', { sessionId: unknown }, 'GET', `${SESSION}/${unknown}`, 404);
+      await sameFailure('get_composer_session', { sessionId: 'not-a-uuid' }, 'GET', `${SESSION}/not-a-uuid`, 404);
+      await sameFailure('cancel_composer_session', { sessionId: unknown }, 'POST', `${SESSION}/${unknown}/cancel`, 404);
+    });
+
+    it("another user's session: 404, as if it did not exist", async () => {
+      fixesAdd();
+      const theirs = await rest('POST', SESSION, request('Theirs'), otherKey);
+      assert.equal(theirs.status, 201);
+      const sessionId = theirs.body.sessionId as string;
+      await sameFailure('get_composer_session', { sessionId }, 'GET', `${SESSION}/${sessionId}`, 404);
+      await sameFailure('cancel_composer_session', { sessionId }, 'POST', `${SESSION}/${sessionId}/cancel`, 404);
+      // The attempt to cancel it changed nothing.
+      assert.equal((await ended(sessionId, otherKey)).status, 'completed');
+    });
+
+    it('a request that fails validation', async () => {
+      const bad = { prompt: '', files: [], extra: true };
+      await sameFailure('create_composer_session', bad, 'POST', SESSION, 400, bad);
+    });
+  });
+});
+
+describe('every tool of the table', () => {
+  it('was compared with its REST operation above', () => {
+    assert.deepEqual([...compared].sort(), TABLE_TOOLS.map((t) => t.name).sort());
   });
 });

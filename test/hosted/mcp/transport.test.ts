@@ -135,6 +135,14 @@ describe('MCP transport rules', () => {
       await assertError(await postMcp(hosted.url, 'x'.repeat(2 * 1024 * 1024)), 413, 'payload_too_large');
     });
 
+    it('judges the headers and the credentials before the body: a refused request is never read, however large', async () => {
+      const huge = 'x'.repeat(2 * 1024 * 1024);
+      await assertError(await postMcp(hosted.url, huge, { origin: 'https://evil.example.com' }), 403, 'forbidden');
+      await assertError(await postMcp(hosted.url, huge, { 'mcp-protocol-version': '2099-01-01' }), 400, 'unsupported_version');
+      await assertError(await postMcp(hosted.url, huge, { authorization: 'Bearer not-a-token' }), 401, 'invalid_token');
+      await assertError(await postMcp(hosted.url, huge, { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+    });
+
     it('refuses a bearer token in the query string', async () => {
       const res = await fetch(`${hosted.url}/mcp?access_token=abc`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(rpc('tools/list')) });
       await assertError(res, 400, 'invalid_request');
