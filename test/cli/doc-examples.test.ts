@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { cleanEnv, ROOT, startLoom, tempDir, type RunningLoom } from '../support/cli.ts';
+import { installedEnv, ROOT, startLoom, tempDir, type RunningLoom } from '../support/cli.ts';
 import { waitFor } from '../support/wait.ts';
 
 const RUNS = '<!-- example: runs -->';
@@ -60,14 +60,6 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | 
   });
 }
 
-/** A clean environment (cleanEnv) whose PATH has `loom`, a link to bin/loom.js as `npm link` makes. */
-function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const bin = path.join(home, 'bin');
-  fs.mkdirSync(bin, { recursive: true });
-  fs.symlinkSync(path.join(ROOT, 'bin', 'loom.js'), path.join(bin, 'loom'));
-  return cleanEnv(home, { ...extra, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` });
-}
-
 /** A port nobody listens on now; the server may still lose it to another process (then: another). */
 function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -86,7 +78,7 @@ function unusedPort(): Promise<number> {
 async function npmStart(t: TestContext, home: string): Promise<{ server: RunningLoom; env: NodeJS.ProcessEnv; hosted: string; local: string }> {
   for (let attempt = 1; ; attempt++) {
     const [hosted, local] = [String(await unusedPort()), String(await unusedPort())];
-    const env = userEnv(fs.mkdtempSync(path.join(home, 'attempt-')), { LOOM_HOSTED_PORT: hosted, LOOM_LOCAL_PORT: local });
+    const env = installedEnv(fs.mkdtempSync(path.join(home, 'attempt-')), { LOOM_HOSTED_PORT: hosted, LOOM_LOCAL_PORT: local });
     try {
       const server = await startLoom(t, ['up'], env);
       await waitFor(() => server.stdout().includes('the builtin model has learned the workspace'), 120_000, 'the workspace learned');
@@ -103,7 +95,7 @@ describe('the documentation examples run as written', () => {
     it(`${file} marks runnable examples`, () => assert.ok(found.length > 0));
     for (const example of found) {
       it(`${file}:${example.line}`, async (t: TestContext) => {
-        const result = await bash(example.script, userEnv(tempDir(t)));
+        const result = await bash(example.script, installedEnv(tempDir(t)));
         assert.equal(result.code, 0, `${example.script}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
         for (const text of example.shows)
           assert.ok(result.stdout.includes(text), `${file}:${example.line} should show ${JSON.stringify(text)}\nstdout: ${result.stdout}`);
