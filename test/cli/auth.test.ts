@@ -245,6 +245,9 @@ describe('loom login, whoami, logout', () => {
     assert.deepEqual(env, { code: 2, signal: null, stdout: '', stderr: 'loom: LOOM_SERVER: "not a url" is not an http or https URL\n' });
     const unreachable = await runLoom(['login', '--server', 'http://127.0.0.1:9', '--no-browser'], u.env);
     assert.equal(unreachable.code, 3);
-    assert.match(unreachable.stderr, /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+\n$/);
+    assert.match(
+      unreachable.stderr,
+      /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+; is `loom hosted` \(or `loom up`\) running there\? --server or LOOM_SERVER names another\n$/,
+    );
   });
 });
