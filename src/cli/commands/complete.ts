@@ -78,14 +78,13 @@ interface CompletionInput {
 function fromFile(cursorArgument: string): CompletionInput {
   const { file, line, column } = parseCursor(cursorArgument);
   const absolute = path.resolve(file);
+  // A relative FILE is taken from the current folder, not from --workspace: say where it looked.
+  if (!fs.existsSync(absolute)) throw new CliError(`there is no file ${absolute}; FILE:LINE:COL names a file from the current folder`);
   let text: string;
   try {
     text = fs.readFileSync(absolute, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A relative FILE is taken from the current folder, not from --workspace: say where it looked.
-    if (code === 'ENOENT') throw new CliError(`there is no file ${absolute}; FILE:LINE:COL names a file from the current folder`);
-    throw new CliError(`cannot read ${file}: ${code ?? (error as Error).message}`);
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const offset = offsetOf(text, line, column);
   return { prefix: text.slice(0, offset), suffix: text.slice(offset), file: absolute };
