@@ -1,8 +1,9 @@
 // Start-up cost of the `loom` command as users run it (bin/loom.js, the compiled build when it is
 // current): wall time and peak memory (max RSS) of `loom --version`, `--help`, `token`,
-// `agent list` and `whoami` (both against servers started in this process: a local API and a
-// hosted API whose API key is stored as the sign-in), as the median of N runs each, next to a
-// bare `node -e 0` measured in the same run, in turns, as the anchor.
+// `agent list`, `agent status` and `whoami` (against servers started in this process: a local
+// API with one finished agent task, its model a stand-in OpenAI server, and a hosted API whose
+// API key is stored as the sign-in), as the median of N runs each, next to a bare `node -e 0`
+// measured in the same run, in turns, as the anchor.
 //
 //   npm run bench:cli        BENCH_RUNS: runs per command (default 21)
 //
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.ts';
 import { startHosted } from '../src/hosted/server.ts';
 import { startLocal } from '../src/local/server.ts';
+import { startFakeOpenAi } from '../test/support/openai-fake.ts';
 import { percentile, readPositive } from './support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -61,10 +63,19 @@ async function main(): Promise<void> {
   };
   const configFile = path.join(home, 'config.json');
   fs.writeFileSync(configFile, JSON.stringify({ workspace, dataDir: path.join(home, 'data', 'loom'), configDir: path.join(home, 'config', 'loom') }));
-  const config = loadConfig({ env: {}, configFile, flags: { 'local.port': '0', 'hosted.port': '0', logLevel: 'silent' } });
+  // A model that can chat, so that there is an agent task whose status to ask for.
+  const model = await startFakeOpenAi();
+  const config = loadConfig({
+    env: {},
+    configFile,
+    flags: { 'local.port': '0', 'hosted.port': '0', logLevel: 'silent', 'openai.baseUrl': model.baseUrl, 'openai.model': 'bench', 'openai.fim': 'off' },
+  });
   const local = await startLocal(config);
   const hosted = await startHosted(config);
   try {
+    model.chat.queue({ kind: 'text', text: 'Nothing to change.' });
+    const { taskId } = await local.agents.run({ task: 'Look at a.ts', files: ['a.ts'] });
+    while ((await local.agents.status(taskId)).status === 'running') await new Promise((resolve) => setTimeout(resolve, 10));
     const cli = (args: string[]) => execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     cli(['admin', 'users', 'add', 'bench', '--data-dir', config.dataDir]);
     const key = cli(['admin', 'keys', 'create', '--user', 'bench', '--data-dir', config.dataDir, '--public-url', hosted.publicUrl]).trim();
@@ -89,6 +100,7 @@ async function main(): Promise<void> {
       ['loom --help', [BIN, '--help']],
       ['loom token', [BIN, 'token']],
       ['loom agent list', [BIN, 'agent', 'list', '--port', String(local.port)]],
+      ['loom agent status', [BIN, 'agent', 'status', taskId, '--port', String(local.port)]],
       ['loom whoami', [BIN, 'whoami', '--server', hosted.publicUrl]],
     ];
     const samples = new Map<string, Sample[]>(cases.map(([name]) => [name, []]));
@@ -120,7 +132,7 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(24)} ${ms.toFixed(0).padStart(7)}   ${(ms / anchor).toFixed(2).padStart(11)}   ${rss.padStart(10)}`);
     }
   } finally {
-    await Promise.allSettled([local.close(), hosted.close()]);
+    await Promise.allSettled([local.close(), hosted.close(), model.close()]);
     fs.rmSync(home, { recursive: true, force: true });
   }
 }

@@ -82,12 +82,14 @@ export async function main(argv: string[], how: { compiled?: boolean } = {}): Pr
   runtime.compiled = how.compiled === true;
   try {
     const program = buildProgram();
-    // Every command, not only the root (addCommand does not pass it on): main() owns the exit code.
-    const throwInsteadOfExit = (command: Command): void => {
+    // Every command, not only the root (addCommand does not pass settings on): main() owns the
+    // exit code, and a usage error is one `loom: …` line like every other failure.
+    const configure = (command: Command): void => {
       command.exitOverride();
-      command.commands.forEach(throwInsteadOfExit);
+      command.configureOutput({ outputError: (message) => printProblem(usageProblem(message, command)) });
+      command.commands.forEach(configure);
     };
-    throwInsteadOfExit(program);
+    configure(program);
     await program.parseAsync(argv);
   } catch (error) {
     // commander has printed its message: 0 for --help and --version, 2 for a usage error.
@@ -98,6 +100,24 @@ export async function main(argv: string[], how: { compiled?: boolean } = {}): Pr
     printProblem(`${(error as Error).message}${hint}`);
     process.exit(exitCode);
   }
+}
+
+/**
+ * commander's message for a usage error (`error: unknown option '--bogus'`, a suggestion on a
+ * line of its own) as one line that says where the usage is: `unknown option '--bogus' (did
+ * you mean --json?); see loom status --help`.
+ *
+ * @example usageProblem("error: unknown command 'stauts'\n(Did you mean status?)\n", program)
+ */
+export function usageProblem(message: string, command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  const text = message
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\s*\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)')
+    .replace(/\.$/, '');
+  return `${text}; see ${names.join(' ')} --help`;
 }
 
 /** A server that cannot start (its port, its database or Redis): exit 1, as documented for loom hosted and loom worker. */

@@ -98,11 +98,18 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     outbox.onEnqueue(() => deliverer.nudge());
     // Queued durably before the event counts as emitted (and the request that caused it answers).
     bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
-    // The builtin model learns the workspace in the background; the server answers meanwhile.
+    // The server's log, once it has one (the learner and the extensions write to it).
+    let logLine: (level: 'info' | 'warn', message: string) => void = () => {};
+    // The builtin model learns the workspace in the background; the server answers meanwhile,
+    // and says in its log when the first pass is over (its completions are useful from then on).
     const builtinModel = new BuiltinModel();
     const learner = resources.push(
       new WorkspaceLearner(builtinModel, paths.root, {
-        train: (signal) => trainOnFolder(builtinModel, paths.root, { signal }),
+        train: async (signal) => {
+          const learned = await trainOnFolder(builtinModel, paths.root, { signal });
+          logLine('info', `the builtin model has learned the workspace: ${learned.files} files, ${Math.ceil(learned.bytes / 1024)} KB`);
+          return learned;
+        },
         accepts: acceptsFile,
         skipsDirectory,
       }),
@@ -131,7 +138,6 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     await agents.start();
     // Closed before the app and the store: each extension's deactivate runs (time-limited)
     // while the documents it may edit and the events it may emit are still there.
-    let logLine: (level: 'info' | 'warn', message: string) => void = () => {};
     const extensions = resources.push(
       new ExtensionHost({
         configDir: config.local.configDir,
@@ -176,8 +182,8 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     // `localhost` makes Fastify listen on every loopback address it resolves to: 127.0.0.1 and ::1.
     await built.app.listen({ port, host: 'localhost' });
     deliverer.start();
-    learner.start();
     logLine = (level, message) => built.app.log[level](message);
+    learner.start();
     extensions.start();
     const address = built.app.server.address();
     port = typeof address === 'object' && address ? address.port : port;

@@ -99,6 +99,6 @@ describe('loom agent', () => {
     assert.deepEqual(Object.keys(JSON.parse(started.stdout)).sort(), ['estimatedTime', 'status', 'taskId']);
     const missing = await agent('status', 'task_nope');
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /^loom: There is no agent task "task_nope"\./);
+    assert.equal(missing.stderr, 'loom: There is no agent task "task_nope". GET /api/agent/tasks (loom agent list) lists them.\n');
   });
 });

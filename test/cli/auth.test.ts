@@ -162,16 +162,19 @@ describe('loom login, whoami, logout', () => {
     assert.equal(u.read().servers[hosted.url].scope, 'openid profile read:downloads');
   });
 
-  it('shows a sign-in without read:downloads or profile: the subject, still checked with the server', async (t) => {
+  it('shows a sign-in without read:downloads or profile: the subject, still checked with the server; --json as whoami', async (t) => {
     const u = user(t);
-    const { result } = await signIn(t, u, ['--scope', 'openid read:tab']);
+    const { result } = await signIn(t, u, ['--scope', 'openid read:tab', '--json']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^Signed in to \S+ as \S+\.\n$/);
+    const signedIn = JSON.parse(result.stdout);
     const whoami = await u.loom('whoami', '--server', hosted.url, '--json');
     assert.equal(whoami.code, 0, whoami.stderr);
     const me = JSON.parse(whoami.stdout);
     assert.deepEqual([me.login, me.name, me.email, me.verified, me.scopes], [null, null, null, true, ['openid', 'read:tab']]);
     assert.ok(me.sub);
+    assert.deepEqual(signedIn, me, 'login --json prints the user as whoami --json does');
+    const out = await u.loom('logout', '--server', hosted.url, '--json');
+    assert.deepEqual(JSON.parse(out.stdout), { server: hosted.url, signedOut: true });
   });
 
   it('refuses an answer from another issuer (RFC 9207) and exits 1', async (t) => {
@@ -242,6 +245,9 @@ describe('loom login, whoami, logout', () => {
     assert.deepEqual(env, { code: 2, signal: null, stdout: '', stderr: 'loom: LOOM_SERVER: "not a url" is not an http or https URL\n' });
     const unreachable = await runLoom(['login', '--server', 'http://127.0.0.1:9', '--no-browser'], u.env);
     assert.equal(unreachable.code, 3);
-    assert.match(unreachable.stderr, /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+\n$/);
+    assert.match(
+      unreachable.stderr,
+      /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+; is `loom hosted` \(or `loom up`\) running there\? --server or LOOM_SERVER names another\n$/,
+    );
   });
 });

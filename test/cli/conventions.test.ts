@@ -92,7 +92,21 @@ describe('loom conventions', () => {
       const result = await runLoom(args, env);
       assert.equal(result.code, code, `loom ${args.join(' ')}: ${result.stderr}`);
       assertPlain(result, args.join(' '));
-      if (code !== EXIT.usage) assert.match(result.stderr, /^loom: [^\n]+\n$/, `loom ${args.join(' ')}`);
+      assert.match(result.stderr, /^loom: [^\n]+\n$/, `loom ${args.join(' ')}`);
+    }
+  });
+
+  it("says a usage error in one line, with commander's suggestion and the --help to read", async (t: TestContext) => {
+    const env = cleanEnv(tempDir(t));
+    const cases: [string[], string][] = [
+      [['stauts'], "loom: unknown command 'stauts' (did you mean status?); see loom --help\n"],
+      [['status', '--jsno'], "loom: unknown option '--jsno' (did you mean --json?); see loom status --help\n"],
+      [['agent', 'status'], "loom: missing required argument 'taskId'; see loom agent status --help\n"],
+      [['admin', 'keys', 'create'], "loom: required option '--user <user>' not specified; see loom admin keys create --help\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runLoom(args, env);
+      assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: EXIT.usage, stdout: '', stderr }, `loom ${args.join(' ')}`);
     }
   });
 

@@ -32,7 +32,13 @@ it('loom git status, commit, push, pull and loom events tail on a running loom s
 
   const env = cleanEnv(home);
   const server = await startLoom(t, ['serve', '--json', '--workspace', workspace, '--config-dir', configDir, '--port', '0'], env, 120_000, SERVE_JSON_READY);
-  const started = JSON.parse(server.stdout().trim().split('\n')[0]!);
+  // The line with the URLs: log lines (JSON too) may come before or after it.
+  const started = JSON.parse(
+    server
+      .stdout()
+      .split('\n')
+      .find((line) => line.startsWith('{"local"'))!,
+  );
   assert.equal(started.local.workspace, fs.realpathSync(workspace));
   assert.match(started.local.token, /^loom_/);
   const port = new URL(server.url).port;

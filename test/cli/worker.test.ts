@@ -1,6 +1,6 @@
 // `loom worker` as an operator starts and stops it: refused without DATABASE_URL and REDIS_URL
 // (exit 2) or with a Redis that does not answer (exit 1, no password in the message); started,
-// it says so, and SIGTERM ends it with 0.
+// it says so (as text, or one JSON line with --json), and SIGTERM ends it with 0.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cleanEnv, hasStackTrace, runLoom, startLoom, tempDir } from '../support/cli.ts';
@@ -39,7 +39,22 @@ test('loom worker starts, prints its name and concurrency, and exits 0 on SIGTER
   const worker = await startLoom(t, ['worker', '--concurrency', '3'], env, 180_000, WORKER_READY);
   assert.match(worker.stdout(), new RegExp(`\\(3 at once; queue ${redis.prefix.replace(/:$/, '')}:composer; store: postgres `));
   worker.child.kill('SIGTERM');
-  const exit = await worker.exited;
+  let exit = await worker.exited;
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.match(worker.stdout(), /"msg":"worker stopping"/);
+
+  // --json: the same, as one JSON line (log lines, JSON too, may come around it).
+  const json = await startLoom(t, ['worker', '--json'], env, 180_000, /\{"worker":\{"runnerId":"([^"]+)"/);
+  const started = JSON.parse(
+    json
+      .stdout()
+      .split('\n')
+      .find((line) => line.startsWith('{"worker"'))!,
+  );
+  assert.equal(started.worker.concurrency, 2);
+  assert.equal(started.worker.queue, `${redis.prefix.replace(/:$/, '')}:composer`);
+  assert.match(started.worker.store, /^postgres /);
+  json.child.kill('SIGTERM');
+  exit = await json.exited;
+  assert.deepEqual(exit, { code: 0, signal: null });
 });

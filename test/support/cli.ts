@@ -46,8 +46,28 @@ export interface LoomResult {
 
 /** Runs `loom ARGS…` to completion. */
 export function runLoom(args: string[], env: NodeJS.ProcessEnv): Promise<LoomResult> {
+  return run(process.execPath, [BIN, ...args], env);
+}
+
+/**
+ * cleanEnv with `loom` on the PATH: a link to bin/loom.js in `home`/bin, as `npm link` (or a
+ * global install) makes, so that a shell or runInstalled finds the command by its name.
+ */
+export function installedEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const bin = path.join(home, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(BIN, path.join(bin, 'loom'));
+  return cleanEnv(home, { ...extra, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` });
+}
+
+/** Runs `loom ARGS…` by its name, found on the PATH of `env` (installedEnv), as a user's shell does. */
+export function runInstalled(args: string[], env: NodeJS.ProcessEnv): Promise<LoomResult> {
+  return run('loom', args, env);
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<LoomResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

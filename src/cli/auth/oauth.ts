@@ -127,14 +127,18 @@ export function jwtClaims(token: string | undefined): Record<string, unknown> | 
   }
 }
 
+/** What to do when the hosted server does not answer (every URL the sign-in commands call is its). */
+const UNREACHABLE_HINT = 'is `loom hosted` (or `loom up`) running there? --server or LOOM_SERVER names another';
+
 /** fetch with a timeout, turning network failures into one readable line. */
 export async function send(url: string, init: RequestInit = {}): Promise<Response> {
   try {
     return await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw new CliError(`no answer from ${url} within ${REQUEST_TIMEOUT_MS / 1000} s`, EXIT.unreachable);
+    if ((error as Error).name === 'TimeoutError')
+      throw new CliError(`no answer from ${url} within ${REQUEST_TIMEOUT_MS / 1000} s; ${UNREACHABLE_HINT}`, EXIT.unreachable);
     const cause = (error as { cause?: { message?: string } }).cause;
-    throw new CliError(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}`, EXIT.unreachable);
+    throw new CliError(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}; ${UNREACHABLE_HINT}`, EXIT.unreachable);
   }
 }
 

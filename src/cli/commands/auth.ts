@@ -24,7 +24,7 @@ export function loginCommand(): Command {
     .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated (default: all the CLI may have)', scopeList)
     .option('--no-browser', 'only print the sign-in URL, do not open a browser')
     .option('--port <n>', 'loopback port for the callback, 1024 to 65535 (default: a free one)', loopbackPort)
-    .option('--json', 'print {server, sub, login, name, email, scopes, expires_at} once signed in')
+    .option('--json', 'print {server, issuer, sub, login, name, email, scopes, expires_at, verified} once signed in, as whoami --json does')
     .action(
       cliAction(async (options: { server?: string; provider?: SignInProviderId; scope?: string; browser: boolean; port?: number; json?: boolean }) => {
         const server = resolveServer(options.server);
@@ -41,7 +41,16 @@ export function loginCommand(): Command {
           log: (line) => printErr(`${oneLine(line)}\n`),
         });
         const who = identityOf(credentials);
-        if (options.json) printJson({ server, ...who, scopes: credentials.scope.split(' ').filter(Boolean), expires_at: credentials.expires_at });
+        // The shape of whoami --json; verified, since the server has just issued the token.
+        if (options.json)
+          printJson({
+            server,
+            issuer: credentials.issuer,
+            ...who,
+            scopes: credentials.scope.split(' ').filter(Boolean),
+            expires_at: credentials.expires_at,
+            verified: true,
+          });
         else print(`Signed in to ${server} as ${describeUser(who)}.\n`);
       }),
     );

@@ -78,6 +78,8 @@ interface CompletionInput {
 function fromFile(cursorArgument: string): CompletionInput {
   const { file, line, column } = parseCursor(cursorArgument);
   const absolute = path.resolve(file);
+  // A relative FILE is taken from the current folder, not from --workspace: say where it looked.
+  if (!fs.existsSync(absolute)) throw new CliError(`there is no file ${absolute}; FILE:LINE:COL names a file from the current folder`);
   let text: string;
   try {
     text = fs.readFileSync(absolute, 'utf8');

@@ -468,7 +468,12 @@ export class AgentManager {
 
   private async record(taskId: string): Promise<AgentTaskRecord> {
     const record = typeof taskId === 'string' && taskId.length <= 100 ? await this.options.repository.get(taskId) : undefined;
-    if (!record) throw new LoomError('not_found', `There is no agent task ${JSON.stringify(String(taskId).slice(0, 100))}.`);
+    if (!record)
+      throw new LoomError(
+        'not_found',
+        `There is no agent task ${JSON.stringify(String(taskId).slice(0, 100))}.`,
+        'GET /api/agent/tasks (loom agent list) lists them.',
+      );
     return record;
   }
 
