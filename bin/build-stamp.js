@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST_DIR = path.join(ROOT, 'dist', 'cli');
 export const STAMP_FILE = 'build-stamp.txt';
+/** `loom --help` as the build prints it to a pipe (scripts/build-cli.js writeHelp). */
+export const HELP_FILE = 'help.txt';
 
 /**
  * The listing the stamp holds: one `path<TAB>size<TAB>mtime` line per source file, sorted.
@@ -51,4 +53,19 @@ export function freshCompiledEntry(root = ROOT, env = process.env) {
     return undefined;
   }
   return stamp === sourceListing(root) ? path.join(dist, 'main.js') : undefined;
+}
+
+/**
+ * The text of `loom --help` the current build rendered (src/cli/main.ts lays it out for a fixed
+ * width, so it is the same on every terminal and pipe), or undefined without a current build.
+ *
+ * @example const help = prerenderedHelp(freshCompiledEntry()); if (help) process.stdout.write(help);
+ */
+export function prerenderedHelp(compiledEntry) {
+  if (!compiledEntry) return undefined;
+  try {
+    return fs.readFileSync(path.join(path.dirname(compiledEntry), HELP_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
 }

@@ -9,11 +9,15 @@
 //   node scripts/build-cli.js            # build dist/cli/
 //   node scripts/build-cli.js --check    # build to a temporary folder and list what `loom --help` loads
 //   node scripts/build-cli.js --outdir DIR   # build into DIR, without a stamp (tests run it from there)
+//
+// Beside the code it writes the text of `loom --help` (writeHelp), which bin/loom.js prints
+// while the build is current.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST_DIR, ROOT, STAMP_FILE, sourceListing } from '../bin/build-stamp.js';
+import { DIST_DIR, HELP_FILE, ROOT, STAMP_FILE, sourceListing } from '../bin/build-stamp.js';
 
 const ENTRY = path.join(ROOT, 'src', 'cli', 'main.ts');
 
@@ -110,6 +114,20 @@ export async function buildCli(outdir) {
 }
 
 /**
+ * Writes `loom --help` as the build in `outdir` prints it (laid out for a fixed width, the same
+ * on every terminal) into HELP_FILE beside it: bin/loom.js prints that text while the build is current,
+ * without loading commander and every command's definition.
+ *
+ * @example await buildCli(outdir); writeHelp(outdir);
+ */
+export function writeHelp(outdir) {
+  const entry = pathToFileURL(path.join(outdir, 'main.js')).href;
+  const program = `const { main } = await import(${JSON.stringify(entry)}); await main(['node', 'loom', '--help'], { compiled: true });`;
+  const text = execFileSync(process.execPath, ['--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  fs.writeFileSync(path.join(outdir, HELP_FILE), text);
+}
+
+/**
  * The packages a chunk loads before any action runs: its static imports, transitively, and the
  * bundled packages in the chunks they reach.
  *
@@ -148,6 +166,7 @@ async function buildInPlace() {
   const staging = `${DIST_DIR}.${process.pid}.tmp`;
   fs.rmSync(staging, { recursive: true, force: true });
   await buildCli(staging);
+  writeHelp(staging);
   fs.writeFileSync(path.join(staging, STAMP_FILE), listing);
   const old = `${DIST_DIR}.${process.pid}.old`;
   if (fs.existsSync(DIST_DIR)) fs.renameSync(DIST_DIR, old);
@@ -175,6 +194,9 @@ async function check() {
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const outdirAt = process.argv.indexOf('--outdir');
   if (process.argv.includes('--check')) await check();
-  else if (outdirAt > 0 && process.argv[outdirAt + 1]) await buildCli(path.resolve(process.argv[outdirAt + 1]));
-  else await buildInPlace();
+  else if (outdirAt > 0 && process.argv[outdirAt + 1]) {
+    const outdir = path.resolve(process.argv[outdirAt + 1]);
+    await buildCli(outdir);
+    writeHelp(outdir);
+  } else await buildInPlace();
 }

@@ -60,6 +60,9 @@ const COMMANDS: (() => Command)[] = [
   completionCommand,
 ];
 
+/** The width `loom --help` is laid out for: wrapped descriptions fit a 100-column terminal. */
+const ROOT_HELP_WIDTH = 100;
+
 /**
  * The `loom` command and its subcommands, unparsed.
  *
@@ -68,6 +71,10 @@ const COMMANDS: (() => Command)[] = [
  */
 export function buildProgram(): Command {
   const program = new Command('loom').description('Loom: an open, self-hostable AI code editor service').version(LOOM_VERSION);
+  // The list of commands is laid out for ROOT_HELP_WIDTH columns on every terminal and pipe, so
+  // `loom --help` is one text that the build renders once and bin/loom.js prints without loading
+  // commander (bin/build-stamp.js prerenderedHelp). A command's own help follows the terminal.
+  program.configureHelp({ helpWidth: ROOT_HELP_WIDTH });
   for (const command of COMMANDS) program.addCommand(command());
   return program;
 }

@@ -58,6 +58,8 @@ describe('the compiled CLI', () => {
     assert.equal(help.code, 0, help.stderr);
     for (const command of ['up', 'serve', 'status', 'doctor', 'git', 'events', 'downloads', 'feedback', 'completion'])
       assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    // bin/loom.js prints the text the build rendered beside the code, while the build is current.
+    assert.equal(fs.readFileSync(path.join(outdir, 'help.txt'), 'utf8'), help.stdout);
     const version = await loom(['--version']);
     assert.equal(version.stdout.trim(), JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
     // The shipped catalog is found next to its source file, not next to the bundle.
@@ -88,6 +90,41 @@ describe('bin/loom.js runs the build only while it matches the sources', () => {
     fs.mkdirSync(path.join(root, 'dist', 'cli'), { recursive: true });
     fs.writeFileSync(path.join(root, 'dist', 'cli', 'build-stamp.txt'), stdout);
   }
+
+  it('prints loom --help from the build, as commander prints it from the sources', async (t: TestContext) => {
+    const env = cleanEnv(tempDir(t));
+    const [built, sources] = await Promise.all([node(['bin/loom.js', '--help'], env), node(['bin/loom.js', '--help'], { ...env, LOOM_FROM_SOURCE: '1' })]);
+    assert.equal(sources.code, 0, sources.stderr);
+    assert.equal(built.code, 0, built.stderr);
+    assert.equal(built.stdout, sources.stdout);
+    // The same text whatever the terminal's width: src/cli/main.ts lays it out for a fixed one.
+    const narrow = await node(
+      [
+        '--input-type=module',
+        '-e',
+        "process.stdout.isTTY = true; process.stdout.columns = 50; const { main } = await import('./src/cli/main.ts'); await main(['node', 'loom', '--help']);",
+      ],
+      {
+        ...env,
+        NODE_OPTIONS: '--import tsx',
+      },
+    );
+    assert.equal(narrow.stdout, sources.stdout);
+  });
+
+  it('reads the prerendered help beside a compiled entry, and none without one', async (t: TestContext) => {
+    const root = tempDir(t);
+    const module = pathToFileURL(path.join(ROOT, 'bin', 'build-stamp.js')).href;
+    const read = async (entry: string | null): Promise<string | null> => {
+      const code = `const m = await import(${JSON.stringify(module)}); console.log(JSON.stringify(m.prerenderedHelp(${JSON.stringify(entry ?? undefined)}) ?? null));`;
+      return JSON.parse((await run(process.execPath, ['--input-type=module', '-e', code])).stdout);
+    };
+    const entry = path.join(root, 'main.js');
+    assert.equal(await read(null), null, 'no current build');
+    assert.equal(await read(entry), null, 'a build without the text');
+    fs.writeFileSync(path.join(root, 'help.txt'), 'Usage: loom\n');
+    assert.equal(await read(entry), 'Usage: loom\n');
+  });
 
   it('is fresh as built; stale after an edit, a new file, a deleted file; never with LOOM_FROM_SOURCE=1', async (t: TestContext) => {
     const root = tempDir(t);
