@@ -285,6 +285,11 @@ export class Workbench {
     this.renderTabs();
     this.renderConflict();
     this.host.onActive(document);
+    if (document) {
+      const head = this.view.state.selection.main.head;
+      const line = this.view.state.doc.lineAt(head);
+      this.host.onCursor(line.number, head - line.from + 1);
+    }
   }
 
   private setDirty(document: OpenDocument, dirty: boolean): void {
