@@ -16,7 +16,9 @@ import type { CompletionEngine } from '../core/completion/engine.ts';
 import { WorkspaceLearner } from '../core/completion/workspace-learner.ts';
 import { EventBus } from '../core/events/bus.ts';
 import { GitWorkspace } from '../core/git/index.ts';
+import { DiskChanges } from '../core/workspace/disk-changes.ts';
 import { Documents } from '../core/workspace/documents.ts';
+import { FolderWatcher } from '../core/workspace/folder-watcher.ts';
 import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { ExtensionHost } from '../extensions/extension-host.ts';
@@ -99,12 +101,16 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     // Queued durably before the event counts as emitted (and the request that caused it answers).
     bus.subscribeDurable(async (event) => void (await outbox.enqueue(event, settings.current.webhooks ?? [])));
     // The builtin model learns the workspace in the background; the server answers meanwhile.
+    // One set of watches on the workspace: the learner and the live disk changes share it.
+    const watcher = resources.push(new FolderWatcher(paths.root, { skipsDirectory }));
+    const diskChanges = resources.push(new DiskChanges(watcher, documents, bus));
     const builtinModel = new BuiltinModel();
     const learner = resources.push(
       new WorkspaceLearner(builtinModel, paths.root, {
         train: (signal) => trainOnFolder(builtinModel, paths.root, { signal }),
         accepts: acceptsFile,
         skipsDirectory,
+        watcher,
       }),
     );
     documents.onChange((changed, text) => learner.documentChanged(changed, text));
@@ -177,6 +183,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     await built.app.listen({ port, host: 'localhost' });
     deliverer.start();
     learner.start();
+    diskChanges.start();
     logLine = (level, message) => built.app.log[level](message);
     extensions.start();
     const address = built.app.server.address();

@@ -253,8 +253,17 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await bar.waitFor({ state: 'hidden' });
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
     git(local.workspace, 'checkout', '--', 'src/calc.ts');
-    // Changed on disk by another program, under a document without unsaved edits: the window follows.
+    // Changed on disk by another program, under a document without unsaved edits: the window
+    // follows, from the events (it polls nothing; a headless page never gets the focus back).
     await waitForLines((l) => l[0] === '// multiplies', 'the committed file back in the window');
+  });
+
+  it('follows the disk: a file another program creates or removes shows in the tree at once', async () => {
+    fs.writeFileSync(path.join(local.workspace, 'src/created.ts'), 'export const created = 1;\n');
+    const created = page.locator('.tree-item.file[data-path="src/created.ts"]');
+    await created.waitFor();
+    fs.rmSync(path.join(local.workspace, 'src/created.ts'));
+    await created.waitFor({ state: 'detached' });
   });
 
   it('runs an agent task on the scripted model and shows its diff', async () => {
