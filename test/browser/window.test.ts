@@ -21,6 +21,7 @@ import { calls, MATH, says } from '../core/agents/support.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
+import { writeExtension } from '../extensions/support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-shots-'));
@@ -47,6 +48,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     // The user's own extensions run without trusting the workspace.
     configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-cfg-'));
     fs.cpSync(path.join(ROOT, 'examples/extensions/word-count'), path.join(configDir, 'extensions/word-count'), { recursive: true });
+    // And one whose command throws: the window tells of it once.
+    writeExtension(path.join(configDir, 'extensions'), {
+      name: 'faulty',
+      commands: [{ command: 'faulty.fail', title: 'Faulty: Fail' }],
+      activate: `this.registerCommand('faulty.fail', () => { throw new Error('the faulty extension failed on purpose'); });`,
+    });
     local = await startTestLocal({
       configDir,
       files: {
@@ -80,8 +87,9 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
-      // Refusals the test causes on purpose (the browser logs them): the save in conflict with the disk, a push without a remote.
+      // Refusals the test causes on purpose (the browser logs them): the save in conflict with the disk, a push without a remote, a command that throws.
       if (message.type() === 'error' && /status of 409 .*\/api\/(editor\/save|git\/push)$/.test(message.text() + message.location().url)) return;
+      if (message.type() === 'error' && /status of 502 .*\/api\/commands\/faulty\.fail$/.test(message.text() + message.location().url)) return;
       if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
     });
   });
@@ -301,6 +309,22 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.screenshot({ path: path.join(IMAGES, 'notification.png') });
     await page.locator('#panel-notifications').click();
     await page.locator('.notice-list li', { hasText: 'src/calc.ts:' }).waitFor();
+    // A command that throws: its error shows once (the server's notification), in words.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Shift+P');
+    await page.locator('.palette-list[data-complete="true"]').waitFor();
+    await page.keyboard.type('faulty');
+    await page.locator('.palette-item.chosen[data-command="faulty.fail"]').waitFor();
+    const answered = page.waitForResponse((response) => response.url().endsWith('/api/commands/faulty.fail'));
+    await page.keyboard.press('Enter');
+    assert.equal((await answered).status(), 502);
+    const failure = page.locator('.notice-list li', { hasText: 'failed on purpose' });
+    await failure.waitFor();
+    assert.match((await failure.textContent()) ?? '', /faulty\.fail failed: faulty threw: the faulty extension failed on purpose/);
+    // Told once: the page had the answer before this later notification was sent, so a toast of its own would be here by now.
+    await local.extensions.notify('a later notice', 'info', 'test');
+    await page.locator('.notice-list li', { hasText: 'a later notice' }).waitFor();
+    assert.equal(await page.locator('.notice-list li', { hasText: 'failed on purpose' }).count(), 1);
   });
 
   it("runs the workspace's own extension only once the workspace is trusted; its edit appears live", async () => {
