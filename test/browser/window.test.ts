@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from '../support/browser.ts';
 import { calls, MATH, says } from '../core/agents/support.ts';
+import { GHOST_DEBOUNCE_MS } from '../../src/web/editor/ghost-text.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
@@ -363,6 +364,43 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.keyboard.press('Enter');
     await waitForLines((l) => l[0]!.startsWith(firstLine) && /^\d{4}-\d{2}-\d{2}$/.test(l[0]!.slice(firstLine.length)), "the extension's insert at the cursor");
     await waitFor(async () => (await serverText()) === (await lines()).join('\n'), undefined, 'the window and the server agreeing');
+    assert.deepEqual(problems, []);
+  });
+
+  it('asks for ghost text once typing pauses, cancels a request a newer keystroke supersedes (the model call too), and Esc dismisses', async () => {
+    // What reached the model, as the scripted server recorded it (before it held the answer).
+    const asked = () => fake.requests.filter((request) => request.path === '/v1/completions').map((request) => String(request.body.prompt));
+    await page.locator('.tree-item.file[data-path="README.md"]').click();
+    await page.locator('.tab.active[data-path="README.md"]').waitFor();
+    const before = asked().length;
+    // The model thinks until the window gives up on it.
+    fake.set({ holdAfterChunks: 0 });
+    await page.keyboard.press('Control+End');
+    // When each key came: the debounce is owed one request only if they came closer than its pause.
+    await page.evaluate(() => {
+      const keys: number[] = [];
+      (window as unknown as { keyTimes: number[] }).keyTimes = keys;
+      document.addEventListener('keydown', () => keys.push(performance.now()), true);
+    });
+    await page.keyboard.type('Words', { delay: 20 });
+    await waitFor(() => asked().at(-1)?.endsWith('Words') === true, undefined, 'the request after the burst');
+    const keyTimes = await page.evaluate(() => (window as unknown as { keyTimes: number[] }).keyTimes);
+    const widestGap = Math.max(...keyTimes.slice(1).map((time, index) => time - keyTimes[index]!));
+    if (widestGap < GHOST_DEBOUNCE_MS) assert.equal(asked().length, before + 1, 'one request for a burst of keystrokes, after it');
+    else console.log(`NOTICE: the machine held a keystroke back ${Math.round(widestGap)} ms: the debounce had its pause mid-burst (not checked)`);
+    // A keystroke while it is under way: it is aborted, and so is the server's model call.
+    const aborted = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/api/ai/complete'));
+    const cut = fake.nextCut();
+    fake.set({ holdAfterChunks: undefined });
+    await page.keyboard.type('!');
+    await aborted;
+    await cut;
+    const ghost = page.locator('.cm-ghost-text');
+    await ghost.waitFor();
+    assert.match(asked().at(-1)!, /Words!$/);
+    await page.keyboard.press('Escape');
+    await ghost.waitFor({ state: 'detached' });
+    await waitForLines((l) => l[1] === 'Words!', 'the typed text, without the dismissed suggestion');
     assert.deepEqual(problems, []);
   });
 });
