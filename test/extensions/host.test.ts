@@ -273,6 +273,34 @@ describe('failing extensions never stall or kill the server', () => {
     assert.equal(refused.json.error.message, 'looper stopped answering while running looper.loop (an endless loop?) and was stopped.');
   });
 
+  it('a handler that runs past its time answers 504 EXTENSION_TIMEOUT; an extension still answering keeps running', async (t) => {
+    const setup = await serve(
+      t,
+      {
+        user: [
+          {
+            name: 'sleepy',
+            commands: [{ command: 'sleepy.wait' }, { command: 'sleepy.ok' }],
+            activate: `this.registerCommand('sleepy.wait', () => new Promise(() => {}));
+              this.registerCommand('sleepy.ok', () => 'awake');`,
+          },
+        ],
+      },
+      { extensions: { commandTimeoutMs: 2000 } },
+    );
+    const { local } = setup;
+    const waited = await local.request('POST', '/api/commands/sleepy.wait', {});
+    assert.equal(waited.status, 504);
+    assert.equal(waited.json.error.code, 'EXTENSION_TIMEOUT');
+    assert.match(waited.json.error.message, /sleepy\.wait \(extension sleepy\) did not answer within 2000 ms/);
+    // The same process goes on answering: no restart, no failure.
+    const pid = (await local.request('GET', '/api/extensions')).json.extensions[0].pid;
+    assert.deepEqual((await local.request('POST', '/api/commands/sleepy.ok', {})).json, { result: 'awake' });
+    const info = (await local.request('GET', '/api/extensions')).json.extensions[0];
+    assert.deepEqual([info.state, info.pid], ['active', pid]);
+    assert.ok(!setup.notifications.some((n) => n.source === 'sleepy'), 'a slow command is no failure to tell');
+  });
+
   it('a memory blow-up ends its process at the limit: 502 EXTENSION_FAILED "ran out of memory", the server unharmed', async (t) => {
     const setup = await serve(
       t,
