@@ -26,7 +26,8 @@ export type DiskChangeListener = (absolutePath: string) => void;
  *   watcher.close();
  */
 export class FolderWatcher {
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  /** Each folder watched, with who it is: a folder removed and made again under the same name is another one to watch. */
+  private readonly watchers = new Map<string, { watcher: fs.FSWatcher; identity: string }>();
   private readonly listeners = new Set<DiskChangeListener>();
   private started = false;
   private closed = false;
@@ -56,7 +57,7 @@ export class FolderWatcher {
 
   close(): void {
     this.closed = true;
-    for (const watcher of this.watchers.values()) watcher.close();
+    for (const { watcher } of this.watchers.values()) watcher.close();
     this.watchers.clear();
     this.listeners.clear();
   }
@@ -70,9 +71,14 @@ export class FolderWatcher {
       const dir = pending.pop()!;
       if (this.watchers.has(dir)) continue;
       try {
-        const watcher = fs.watch(dir, (_event, name) => name && this.changed(path.join(dir, name.toString())));
+        const identity = identityOf(fs.lstatSync(dir, { bigint: true }));
+        const watcher = fs.watch(dir, (_event, name) => {
+          // The folder itself removed (or replaced): its parent's watcher tells, and follows the new one.
+          if (this.identity(dir) !== identity) return this.unwatchBelow(dir);
+          if (name) this.changed(path.join(dir, name.toString()));
+        });
         watcher.on('error', () => this.unwatch(dir));
-        this.watchers.set(dir, watcher);
+        this.watchers.set(dir, { watcher, identity });
         added.push(dir);
         for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
           if (entry.isDirectory() && !this.options.skipsDirectory(entry.name)) pending.push(path.join(dir, entry.name));
@@ -85,8 +91,18 @@ export class FolderWatcher {
   }
 
   private unwatch(dir: string): void {
-    this.watchers.get(dir)?.close();
+    this.watchers.get(dir)?.watcher.close();
     this.watchers.delete(dir);
+  }
+
+  /** Who a folder is now, or undefined when it is gone or cannot be looked at. */
+  private identity(dir: string): string | undefined {
+    try {
+      const stat = fs.lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+      return stat && identityOf(stat);
+    } catch {
+      return undefined;
+    }
   }
 
   private changed(absolute: string): void {
@@ -94,17 +110,16 @@ export class FolderWatcher {
     this.tell(absolute);
     // Inside fs.watch's callback: a throw here would end the process. A name that cannot be
     // looked at (a loop of symlinks, a name too long, no permission) is as good as gone.
-    let stat: fs.Stats | undefined;
+    let stat: fs.BigIntStats | undefined;
     try {
-      stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+      stat = fs.lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
     } catch {
       stat = undefined;
     }
-    if (!stat) {
-      if (this.watchers.has(absolute)) this.unwatchBelow(absolute);
-      return;
-    }
-    if (!stat.isDirectory() || this.watchers.has(absolute) || this.options.skipsDirectory(path.basename(absolute))) return;
+    const watched = this.watchers.get(absolute);
+    // Gone, or another folder (or a file) now under a watched folder's name: the old watches go.
+    if (watched && (!stat || identityOf(stat) !== watched.identity)) this.unwatchBelow(absolute);
+    if (!stat || !stat.isDirectory() || this.watchers.has(absolute) || this.options.skipsDirectory(path.basename(absolute))) return;
     // A folder that appeared: follow it, and tell of what it already holds.
     for (const dir of this.watchTree(absolute)) {
       try {
@@ -130,4 +145,12 @@ export class FolderWatcher {
       }
     }
   }
+}
+
+/**
+ * Who a file is: its inode and its birth time (an inode number is given again at once to the
+ * next file made, as when a folder is removed and made again; its birth time is not the same).
+ */
+function identityOf(stat: fs.BigIntStats): string {
+  return `${stat.ino}:${stat.birthtimeNs}`;
 }
