@@ -160,6 +160,9 @@ describe('extension commands over HTTP', () => {
       undefined,
       'the event to reach the extension',
     );
+    // Each in a process of its own, none of them the server's.
+    const pids = (await local.request('GET', '/api/extensions')).json.extensions.map((e: any) => e.pid);
+    assert.equal(new Set([...pids, process.pid]).size, 3, JSON.stringify(pids));
   });
 });
 
