@@ -133,18 +133,23 @@ export class ExtensionHost {
         `${name} belongs to the workspace's extension ${entry.manifest.name}, and this workspace is not trusted.`,
         'Trust it with `loom extension trust` (or POST /api/workspace/trust) if you trust its code.',
       );
-    if (entry.state === 'failed')
-      throw new LoomError(
+    // Every EXTENSION_FAILED answer comes with an error notification (the window shows that one,
+    // not a second of its own): a refusal and a throw here; a crash, a stop or a failed
+    // activation once, by `failed` or `activate`.
+    if (entry.state === 'failed') {
+      const refusal = new LoomError(
         'extension_failed',
-        `${entry.manifest.name} is stopped: ${entry.failure ?? 'it failed'}.`,
+        `${entry.manifest.name} ${entry.failure ?? 'failed'}.`,
         `Restart it: loom extension restart ${entry.manifest.name}`,
       );
+      void this.notify(`${name} cannot run: ${refusal.message} ${refusal.hint}`, 'error', entry.manifest.name);
+      throw refusal;
+    }
     const process = await this.activate(entry);
     try {
       return await process.run(name, args);
     } catch (error) {
-      // A throw is the extension's, and the user hears of it; a crash or a stop is told once, by `failed`.
-      if (error instanceof LoomError && error.code === 'extension_failed' && entry.process === process && entry.state === 'active')
+      if (error instanceof LoomError && error.code === 'extension_failed' && (entry.state as State) !== 'failed')
         void this.notify(`${name} failed: ${error.message}`, 'error', entry.manifest.name);
       throw error;
     }
@@ -258,7 +263,7 @@ export class ExtensionHost {
       (error: Error) => {
         entry.starting = undefined;
         entry.state = 'failed';
-        entry.failure = error.message;
+        entry.failure = process.startFailure ?? error.message;
         this.log.warn(error.message);
         void this.notify(error.message, 'error', name);
         throw error;

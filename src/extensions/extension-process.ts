@@ -67,8 +67,10 @@ export class ExtensionProcess {
   private subscribed = false;
   private stderrTail = '';
   private fatalMessage?: string;
-  /** Why the server stopped it, when it did (a stuck command). */
+  /** Why the server stopped it, when it did (a stuck command): words that follow the extension's name. */
   private killReason?: string;
+  /** Why it could not start, when it could not: words that follow the extension's name ("failed to activate: …"). */
+  startFailure?: string;
   /** Events the extension did not get because it was behind. */
   droppedEvents = 0;
 
@@ -101,7 +103,7 @@ export class ExtensionProcess {
       child.on('error', (error) => {
         this.callbacks.log(`its process failed: ${error.message}`);
         if (child.pid === undefined) {
-          this.killReason ??= `its process could not start (${(error as NodeJS.ErrnoException).code ?? error.message})`;
+          this.killReason ??= `could not start its process (${(error as NodeJS.ErrnoException).code ?? error.message})`;
           resolve(this.onExit(null, null));
         }
       });
@@ -118,7 +120,7 @@ export class ExtensionProcess {
     this.send({ type: 'start', name: this.manifest.name, dir: this.manifest.dir, main: this.manifest.main });
     const limit = Math.max(this.limits.commandTimeoutMs, 15_000);
     const timer = setTimeout(() => {
-      this.killReason = `it did not finish activating within ${limit} ms`;
+      this.killReason = `did not finish activating within ${limit} ms and was stopped`;
       child.kill('SIGKILL');
     }, limit);
     return started.finally(() => clearTimeout(timer));
@@ -197,7 +199,7 @@ export class ExtensionProcess {
       this.send({ type: 'ping', id });
     });
     if (answered || !this.running) return;
-    this.killReason = `it stopped answering while running ${command} (an endless loop?) and was stopped`;
+    this.killReason = `stopped answering while running ${command} (an endless loop?) and was stopped`;
     child.kill('SIGKILL');
   }
 
@@ -226,9 +228,10 @@ export class ExtensionProcess {
         this.startWaiter = undefined;
         return;
       case 'failed':
-        this.startWaiter?.reject(new LoomError('extension_failed', `${this.manifest.name} failed to activate: ${text(m.message)}`));
+        this.killReason = `failed to activate: ${text(m.message)}`;
+        this.startFailure = this.killReason;
+        this.startWaiter?.reject(new LoomError('extension_failed', `${this.manifest.name} ${this.startFailure}.`));
         this.startWaiter = undefined;
-        this.killReason = `it failed to activate: ${text(m.message)}`;
         this.child?.kill('SIGKILL');
         return;
       case 'result': {
@@ -303,7 +306,8 @@ export class ExtensionProcess {
     this.pings.clear();
     this.deactivateWaiter?.();
     if (this.startWaiter) {
-      this.startWaiter.reject(new LoomError('extension_failed', `${this.manifest.name} could not start: ${reason}.`));
+      this.startFailure = this.killReason ?? `could not start: it ${reason}`;
+      this.startWaiter.reject(new LoomError('extension_failed', `${this.manifest.name} ${this.startFailure}.`));
       this.startWaiter = undefined;
       return;
     }

@@ -16,7 +16,9 @@ import type { CompletionEngine } from '../core/completion/engine.ts';
 import { WorkspaceLearner } from '../core/completion/workspace-learner.ts';
 import { EventBus } from '../core/events/bus.ts';
 import { GitWorkspace } from '../core/git/index.ts';
+import { DiskChanges } from '../core/workspace/disk-changes.ts';
 import { Documents } from '../core/workspace/documents.ts';
+import { FolderWatcher } from '../core/workspace/folder-watcher.ts';
 import { WebhookDeliverer, WebhookOutbox } from '../core/webhooks/index.ts';
 import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { ExtensionHost } from '../extensions/extension-host.ts';
@@ -102,6 +104,9 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     let logLine: (level: 'info' | 'warn', message: string) => void = () => {};
     // The builtin model learns the workspace in the background; the server answers meanwhile,
     // and says in its log when the first pass is over (its completions are useful from then on).
+    // One set of watches on the workspace: the learner and the live disk changes share it.
+    const watcher = resources.push(new FolderWatcher(paths.root, { skipsDirectory }));
+    const diskChanges = resources.push(new DiskChanges(watcher, documents, bus));
     const builtinModel = new BuiltinModel();
     const learner = resources.push(
       new WorkspaceLearner(builtinModel, paths.root, {
@@ -112,6 +117,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
         },
         accepts: acceptsFile,
         skipsDirectory,
+        watcher,
       }),
     );
     documents.onChange((changed, text) => learner.documentChanged(changed, text));
@@ -184,6 +190,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     deliverer.start();
     logLine = (level, message) => built.app.log[level](message);
     learner.start();
+    diskChanges.start();
     extensions.start();
     const address = built.app.server.address();
     port = typeof address === 'object' && address ? address.port : port;

@@ -118,6 +118,13 @@ async function start(): Promise<void> {
       notifications.toasts,
     ),
   );
+  // Ctrl/Cmd+S wherever the focus is (a panel, the tree), not the browser's "Save page as";
+  // in the editor, its own key binding has saved already (and prevented the default).
+  document.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented || !(event.ctrlKey || event.metaKey) || event.shiftKey || event.altKey || event.key.toLowerCase() !== 's') return;
+    event.preventDefault();
+    void workbench.save();
+  });
   showPanel('git');
   events.connect();
   await Promise.all([tree.refresh(), extensions.refresh(), workbench.restore().catch((error: unknown) => notify(String(error), 'error'))]);

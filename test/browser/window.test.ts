@@ -18,9 +18,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from '../support/browser.ts';
 import { calls, MATH, says } from '../core/agents/support.ts';
+import { GHOST_DEBOUNCE_MS } from '../../src/web/editor/ghost-text.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
+import { writeExtension } from '../extensions/support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-shots-'));
@@ -47,6 +49,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     // The user's own extensions run without trusting the workspace.
     configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-cfg-'));
     fs.cpSync(path.join(ROOT, 'examples/extensions/word-count'), path.join(configDir, 'extensions/word-count'), { recursive: true });
+    // And one whose command throws: the window tells of it once.
+    writeExtension(path.join(configDir, 'extensions'), {
+      name: 'faulty',
+      commands: [{ command: 'faulty.fail', title: 'Faulty: Fail' }],
+      activate: `this.registerCommand('faulty.fail', () => { throw new Error('the faulty extension failed on purpose'); });`,
+    });
     local = await startTestLocal({
       configDir,
       files: {
@@ -80,8 +88,9 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
-      // Refusals the test causes on purpose (the browser logs them): the save in conflict with the disk, a push without a remote.
+      // Refusals the test causes on purpose (the browser logs them): the save in conflict with the disk, a push without a remote, a command that throws.
       if (message.type() === 'error' && /status of 409 .*\/api\/(editor\/save|git\/push)$/.test(message.text() + message.location().url)) return;
+      if (message.type() === 'error' && /status of 502 .*\/api\/commands\/faulty\.fail$/.test(message.text() + message.location().url)) return;
       if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
     });
   });
@@ -135,6 +144,7 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.locator('.tree-item.folder[data-path="src"]').click();
     await page.locator('.tree-item.file[data-path="src/calc.ts"]').click();
     await page.locator('.tab.active[data-path="src/calc.ts"]').waitFor();
+    assert.equal(await page.locator('#status-position').textContent(), 'Ln 1, Col 1', 'the position shows as the tab opens');
     await page.locator('.cm-content').click();
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('ArrowDown');
@@ -203,10 +213,12 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await waitFor(async () => (await serverText()).startsWith('// multiplies\n'), undefined, 'the line removed on the server');
   });
 
-  it('saves with Ctrl+S', async () => {
+  it('saves with Ctrl+S, wherever the focus is', async () => {
+    await page.keyboard.press('Escape'); // No ghost text in the screenshot.
+    // In a panel, not the editor (the editor's own binding saves in the conflict test below).
+    await page.locator('#commit-message').focus();
     await page.keyboard.press('Control+s');
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
-    await page.keyboard.press('Escape'); // No ghost text in the screenshot.
     assert.equal(
       fs.readFileSync(path.join(local.workspace, 'src/calc.ts'), 'utf8'),
       '// multiplies\nexport function mul(a: number, b: number): number {\n  return a * b; // ok!\n}\n',
@@ -250,8 +262,17 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await bar.waitFor({ state: 'hidden' });
     await page.locator('.tab[data-path="src/calc.ts"]:not(.dirty)').waitFor();
     git(local.workspace, 'checkout', '--', 'src/calc.ts');
-    // Changed on disk by another program, under a document without unsaved edits: the window follows.
+    // Changed on disk by another program, under a document without unsaved edits: the window
+    // follows, from the events (it polls nothing; a headless page never gets the focus back).
     await waitForLines((l) => l[0] === '// multiplies', 'the committed file back in the window');
+  });
+
+  it('follows the disk: a file another program creates or removes shows in the tree at once', async () => {
+    fs.writeFileSync(path.join(local.workspace, 'src/created.ts'), 'export const created = 1;\n');
+    const created = page.locator('.tree-item.file[data-path="src/created.ts"]');
+    await created.waitFor();
+    fs.rmSync(path.join(local.workspace, 'src/created.ts'));
+    await created.waitFor({ state: 'detached' });
   });
 
   it('runs an agent task on the scripted model and shows its diff', async () => {
@@ -289,6 +310,22 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.screenshot({ path: path.join(IMAGES, 'notification.png') });
     await page.locator('#panel-notifications').click();
     await page.locator('.notice-list li', { hasText: 'src/calc.ts:' }).waitFor();
+    // A command that throws: its error shows once (the server's notification), in words.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Shift+P');
+    await page.locator('.palette-list[data-complete="true"]').waitFor();
+    await page.keyboard.type('faulty');
+    await page.locator('.palette-item.chosen[data-command="faulty.fail"]').waitFor();
+    const answered = page.waitForResponse((response) => response.url().endsWith('/api/commands/faulty.fail'));
+    await page.keyboard.press('Enter');
+    assert.equal((await answered).status(), 502);
+    const failure = page.locator('.notice-list li', { hasText: 'failed on purpose' });
+    await failure.waitFor();
+    assert.match((await failure.textContent()) ?? '', /faulty\.fail failed: faulty threw: the faulty extension failed on purpose/);
+    // Told once: the page had the answer before this later notification was sent, so a toast of its own would be here by now.
+    await local.extensions.notify('a later notice', 'info', 'test');
+    await page.locator('.notice-list li', { hasText: 'a later notice' }).waitFor();
+    assert.equal(await page.locator('.notice-list li', { hasText: 'failed on purpose' }).count(), 1);
   });
 
   it("runs the workspace's own extension only once the workspace is trusted; its edit appears live", async () => {
@@ -327,6 +364,43 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.keyboard.press('Enter');
     await waitForLines((l) => l[0]!.startsWith(firstLine) && /^\d{4}-\d{2}-\d{2}$/.test(l[0]!.slice(firstLine.length)), "the extension's insert at the cursor");
     await waitFor(async () => (await serverText()) === (await lines()).join('\n'), undefined, 'the window and the server agreeing');
+    assert.deepEqual(problems, []);
+  });
+
+  it('asks for ghost text once typing pauses, cancels a request a newer keystroke supersedes (the model call too), and Esc dismisses', async () => {
+    // What reached the model, as the scripted server recorded it (before it held the answer).
+    const asked = () => fake.requests.filter((request) => request.path === '/v1/completions').map((request) => String(request.body.prompt));
+    await page.locator('.tree-item.file[data-path="README.md"]').click();
+    await page.locator('.tab.active[data-path="README.md"]').waitFor();
+    const before = asked().length;
+    // The model thinks until the window gives up on it.
+    fake.set({ holdAfterChunks: 0 });
+    await page.keyboard.press('Control+End');
+    // When each key came: the debounce is owed one request only if they came closer than its pause.
+    await page.evaluate(() => {
+      const keys: number[] = [];
+      (window as unknown as { keyTimes: number[] }).keyTimes = keys;
+      document.addEventListener('keydown', () => keys.push(performance.now()), true);
+    });
+    await page.keyboard.type('Words', { delay: 20 });
+    await waitFor(() => asked().at(-1)?.endsWith('Words') === true, undefined, 'the request after the burst');
+    const keyTimes = await page.evaluate(() => (window as unknown as { keyTimes: number[] }).keyTimes);
+    const widestGap = Math.max(...keyTimes.slice(1).map((time, index) => time - keyTimes[index]!));
+    if (widestGap < GHOST_DEBOUNCE_MS) assert.equal(asked().length, before + 1, 'one request for a burst of keystrokes, after it');
+    else console.log(`NOTICE: the machine held a keystroke back ${Math.round(widestGap)} ms: the debounce had its pause mid-burst (not checked)`);
+    // A keystroke while it is under way: it is aborted, and so is the server's model call.
+    const aborted = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/api/ai/complete'));
+    const cut = fake.nextCut();
+    fake.set({ holdAfterChunks: undefined });
+    await page.keyboard.type('!');
+    await aborted;
+    await cut;
+    const ghost = page.locator('.cm-ghost-text');
+    await ghost.waitFor();
+    assert.match(asked().at(-1)!, /Words!$/);
+    await page.keyboard.press('Escape');
+    await ghost.waitFor({ state: 'detached' });
+    await waitForLines((l) => l[1] === 'Words!', 'the typed text, without the dismissed suggestion');
     assert.deepEqual(problems, []);
   });
 });

@@ -50,6 +50,23 @@ async function serve(t: TestContext, build: Extensions | ((marks: string) => Ext
   };
 }
 
+/**
+ * GET /api/health, failing (not hanging) when it takes longer than a guard far above any
+ * answer a loaded machine gives: the check is that the server answers, not how fast.
+ */
+async function health(local: TestLocal): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const answer = await fetch(`${local.url}/api/health`, {
+    headers: { authorization: `Bearer ${local.token()}` },
+    signal: AbortSignal.timeout(HEALTH_HANG_GUARD_MS),
+  }).catch((error: Error) => {
+    throw new Error(`/api/health did not answer within ${HEALTH_HANG_GUARD_MS} ms: the server stalled (${error.message})`);
+  });
+  await answer.arrayBuffer();
+  return { status: answer.status, ms: performance.now() - started };
+}
+const HEALTH_HANG_GUARD_MS = 10_000;
+
 /** Code that appends `text` to the marker file `name` in the test's marks folder. */
 const mark = (marks: string, name: string, text = 'd') => `fs.appendFileSync(${JSON.stringify(path.join(marks, name))}, ${JSON.stringify(text)});`;
 
@@ -143,6 +160,9 @@ describe('extension commands over HTTP', () => {
       undefined,
       'the event to reach the extension',
     );
+    // Each in a process of its own, none of them the server's.
+    const pids = (await local.request('GET', '/api/extensions')).json.extensions.map((e: any) => e.pid);
+    assert.equal(new Set([...pids, process.pid]).size, 3, JSON.stringify(pids));
   });
 });
 
@@ -185,8 +205,15 @@ describe('failing extensions never stall or kill the server', () => {
     await waitFor(() => setup.notifications.some((n) => n.source === 'crasher' && /crashed/.test(String(n.text))), undefined, 'the crash notification');
     const after = await local.request('POST', '/api/commands/crasher.ok', {});
     assert.equal(after.status, 502);
+    assert.equal(after.json.error.message, 'crasher crashed: boom in a timer.');
     assert.match(after.json.error.hint, /loom extension restart crasher/);
-    assert.equal((await local.request('GET', '/api/health')).status, 200);
+    // Every EXTENSION_FAILED answer comes with a notification (the window shows that one).
+    await waitFor(
+      () => setup.notifications.some((n) => /^crasher\.ok cannot run: crasher crashed: boom in a timer\./.test(String(n.text))),
+      undefined,
+      'the refusal told',
+    );
+    assert.equal((await health(local)).status, 200);
 
     const restarted = await local.request('POST', '/api/extensions/crasher/restart');
     assert.equal(restarted.status, 200, restarted.text);
@@ -222,10 +249,9 @@ describe('failing extensions never stall or kill the server', () => {
     const latencies: number[] = [];
     let answeredDuringLoop = 0;
     for (let i = 0; i < 10; i++) {
-      const started = performance.now();
-      const health = await local.request('GET', '/api/health');
-      latencies.push(performance.now() - started);
-      assert.equal(health.status, 200);
+      const answer = await health(local);
+      latencies.push(answer.ms);
+      assert.equal(answer.status, 200);
       if (!settled) answeredDuringLoop++;
     }
     assert.ok(answeredDuringLoop > 0, 'health answered while the extension looped');
@@ -240,8 +266,42 @@ describe('failing extensions never stall or kill the server', () => {
       'the looping extension to be stopped',
     );
     const info = (await local.request('GET', '/api/extensions')).json.extensions[0];
-    assert.match(info.failure, /stopped answering while running looper\.loop/);
-    await waitFor(() => setup.notifications.some((n) => n.source === 'looper'), undefined, 'the notification');
+    assert.match(info.failure, /^stopped answering while running looper\.loop \(an endless loop\?\) and was stopped$/);
+    await waitFor(
+      () => setup.notifications.some((n) => n.source === 'looper' && /^Extension looper stopped answering while running looper\.loop/.test(String(n.text))),
+      undefined,
+      'the notification',
+    );
+    const refused = await local.request('POST', '/api/commands/looper.loop', {});
+    assert.equal(refused.json.error.message, 'looper stopped answering while running looper.loop (an endless loop?) and was stopped.');
+  });
+
+  it('a handler that runs past its time answers 504 EXTENSION_TIMEOUT; an extension still answering keeps running', async (t) => {
+    const setup = await serve(
+      t,
+      {
+        user: [
+          {
+            name: 'sleepy',
+            commands: [{ command: 'sleepy.wait' }, { command: 'sleepy.ok' }],
+            activate: `this.registerCommand('sleepy.wait', () => new Promise(() => {}));
+              this.registerCommand('sleepy.ok', () => 'awake');`,
+          },
+        ],
+      },
+      { extensions: { commandTimeoutMs: 2000 } },
+    );
+    const { local } = setup;
+    const waited = await local.request('POST', '/api/commands/sleepy.wait', {});
+    assert.equal(waited.status, 504);
+    assert.equal(waited.json.error.code, 'EXTENSION_TIMEOUT');
+    assert.match(waited.json.error.message, /sleepy\.wait \(extension sleepy\) did not answer within 2000 ms/);
+    // The same process goes on answering: no restart, no failure.
+    const pid = (await local.request('GET', '/api/extensions')).json.extensions[0].pid;
+    assert.deepEqual((await local.request('POST', '/api/commands/sleepy.ok', {})).json, { result: 'awake' });
+    const info = (await local.request('GET', '/api/extensions')).json.extensions[0];
+    assert.deepEqual([info.state, info.pid], ['active', pid]);
+    assert.ok(!setup.notifications.some((n) => n.source === 'sleepy'), 'a slow command is no failure to tell');
   });
 
   it('a memory blow-up ends its process at the limit: 502 EXTENSION_FAILED "ran out of memory", the server unharmed', async (t) => {
@@ -259,13 +319,21 @@ describe('failing extensions never stall or kill the server', () => {
       { extensions: { memoryLimitMb: 48, commandTimeoutMs: 120_000 } },
     );
     const { local } = setup;
-    const eating = local.request('POST', '/api/commands/hog.eat', {});
-    assert.equal((await local.request('GET', '/api/health')).status, 200);
+    let settled = false;
+    const eating = local.request('POST', '/api/commands/hog.eat', {}).finally(() => (settled = true));
+    // Health, over and over while the extension eats: each answers (how many fit before its end is
+    // the machine's business; at most 60, well within the local API's rate limit).
+    let probes = 0;
+    do {
+      assert.equal((await health(local)).status, 200);
+      probes++;
+    } while (!settled && probes < 60);
+    t.diagnostic(`health answered ${probes} times while the extension ate its memory`);
     const answer = await eating;
     assert.equal(answer.status, 502, answer.text);
     assert.equal(answer.json.error.code, 'EXTENSION_FAILED');
-    assert.match(answer.json.error.message, /ran out of memory \(its limit is 48 MB\)/);
-    assert.equal((await local.request('GET', '/api/health')).status, 200);
+    assert.match(answer.json.error.message, /^hog ran out of memory \(its limit is 48 MB\) and was stopped\.$/);
+    assert.equal((await health(local)).status, 200);
     await waitFor(() => setup.notifications.some((n) => n.source === 'hog' && /memory/.test(String(n.text))), undefined, 'the notification');
   });
 });
@@ -304,6 +372,61 @@ describe('lifecycle', () => {
     await local.close();
     assert.equal(setup.mark('deactivated'), 'dd');
     assert.equal(setup.mark('disposed'), 'dd');
+  });
+
+  it('an activate that throws fails the extension: its commands answer why, a notification says it, a restart with fixed code brings it back', async (t) => {
+    const setup = await serve(t, {
+      user: [{ name: 'starter', commands: [{ command: 'starter.go' }], activate: `throw new Error('no config found');` }],
+    });
+    const { local } = setup;
+    const failed = await local.request('POST', '/api/commands/starter.go', {});
+    assert.equal(failed.status, 502);
+    assert.equal(failed.json.error.code, 'EXTENSION_FAILED');
+    assert.equal(failed.json.error.message, 'starter failed to activate: no config found.');
+    await waitFor(() => setup.notifications.some((n) => n.source === 'starter' && n.level === 'error'), undefined, 'the notification');
+    const info = (await local.request('GET', '/api/extensions')).json.extensions[0];
+    assert.deepEqual([info.state, info.failure], ['failed', 'failed to activate: no config found']);
+    const again = await local.request('POST', '/api/commands/starter.go', {});
+    assert.equal(again.json.error.message, 'starter failed to activate: no config found.');
+
+    writeExtension(userExtensions(setup.configDir), {
+      name: 'starter',
+      commands: [{ command: 'starter.go' }],
+      activate: `this.registerCommand('starter.go', () => 'going');`,
+    });
+    assert.equal((await local.request('POST', '/api/extensions/starter/restart')).json.state, 'active');
+    assert.equal((await local.request('POST', '/api/commands/starter.go', {})).json.result, 'going');
+  });
+
+  it('a deactivate that never ends is cut short on restart and on shutdown: the process is ended all the same', async (t) => {
+    const setup = await serve(t, {
+      user: [
+        {
+          name: 'clinger',
+          onStartup: true,
+          commands: [{ command: 'clinger.pid' }],
+          activate: `this.registerCommand('clinger.pid', () => process.pid);`,
+          deactivate: 'for (;;) {}',
+        },
+      ],
+    });
+    const { local } = setup;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const first = (await local.request('POST', '/api/commands/clinger.pid', {})).json.result as number;
+    const restarted = await local.request('POST', '/api/extensions/clinger/restart');
+    assert.equal(restarted.json.state, 'active');
+    assert.equal(alive(first), false, 'the process whose deactivate looped was ended');
+    const second = (await local.request('POST', '/api/commands/clinger.pid', {})).json.result as number;
+    assert.notEqual(second, first);
+    await local.close();
+    assert.equal(alive(second), false, 'shutdown ended it too');
   });
 
   it('an invalid manifest is skipped, listed with its reason and told as a notification; the others load', async (t) => {

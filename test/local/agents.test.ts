@@ -241,6 +241,8 @@ describe('local API: agent tasks', () => {
     assert.deepEqual([noModel.status, noModel.json.error.code], [400, 'BAD_REQUEST']);
     assert.match(noModel.json.error.message, /Agents need a model that can chat/);
     assert.match(noModel.json.error.hint, /completion/);
+    // The window shows the message and the hint as one sentence after the other: the hint says what to do, it does not repeat.
+    assert.doesNotMatch(noModel.json.error.hint, /Agents need a model/);
     const builtin = await local.request('POST', '/api/agent/run', { task: 'Swap', files: ['src/**'], model: 'builtin' });
     assert.deepEqual([builtin.status, builtin.json.error.code], [400, 'BAD_REQUEST']);
 

@@ -48,7 +48,7 @@ const STEP_DIFF_CHARS = 16_000;
 const EVENT_TEXT_CHARS = 500;
 
 const MODEL_HINT =
-  'Agents need a model that can chat. Point settings.json at an OpenAI-compatible server ("completion": {"openai": {"baseUrl": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder:7b"}}), or run a local one: `loom models pull Qwen2.5-Coder-7B`, then "completion": {"gguf": {"model": "Qwen2.5-Coder-7B"}}.';
+  'Point settings.json at an OpenAI-compatible server ("completion": {"openai": {"baseUrl": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder:7b"}}), or run a local one: `loom models pull Qwen2.5-Coder-7B`, then "completion": {"gguf": {"model": "Qwen2.5-Coder-7B"}}.';
 
 export interface AgentManagerOptions {
   /** The workspace, through the editor's documents. */

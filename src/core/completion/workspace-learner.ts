@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../files/read-regular.ts';
+import { FolderWatcher } from '../workspace/folder-watcher.ts';
 
 export interface LearningModel {
   updateFile(filePath: string, text: string): void;
@@ -20,12 +21,16 @@ export interface LearnerOptions {
   debounceMs?: number;
   /** Most folders watched; a huge tree is learned at start but only this many are followed. */
   maxWatchedDirectories?: number;
+  /** The server's watcher of the workspace, shared with what else follows the disk; without it the learner watches on its own. */
+  watcher?: FolderWatcher;
 }
 
 export class WorkspaceLearner {
   private readonly controller = new AbortController();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private readonly watcher: FolderWatcher;
+  private readonly ownsWatcher: boolean;
+  private stopWatching: () => void = () => {};
   /** Files the editor holds: their live text is the truth, not the disk (unsaved edits). */
   private readonly inEditor = new Set<string>();
   /** Resolves when the first training pass is over (tests and `loom complete` wait for it). */
@@ -35,14 +40,18 @@ export class WorkspaceLearner {
     private readonly model: LearningModel,
     private readonly root: string,
     private readonly options: LearnerOptions,
-  ) {}
+  ) {
+    this.ownsWatcher = !options.watcher;
+    this.watcher = options.watcher ?? new FolderWatcher(root, { skipsDirectory: options.skipsDirectory, maxWatchedDirectories: options.maxWatchedDirectories });
+  }
 
   start(): void {
     this.ready = this.options
       .train(this.controller.signal)
       .then(() => undefined)
       .catch(() => undefined);
-    this.watchTree(this.root);
+    this.stopWatching = this.watcher.onChange((absolute) => this.onDiskChange(absolute));
+    this.watcher.start();
   }
 
   /** An editor document changed: learn its live text (read once the typing pauses). */
@@ -53,10 +62,10 @@ export class WorkspaceLearner {
 
   close(): void {
     this.controller.abort();
+    this.stopWatching();
+    if (this.ownsWatcher) this.watcher.close();
     for (const timer of this.timers.values()) clearTimeout(timer);
-    for (const watcher of this.watchers.values()) watcher.close();
     this.timers.clear();
-    this.watchers.clear();
   }
 
   private later(key: string, action: () => void): void {
@@ -67,34 +76,6 @@ export class WorkspaceLearner {
     }, this.options.debounceMs ?? 150);
     timer.unref();
     this.timers.set(key, timer);
-  }
-
-  /** Watches a folder and the folders below it; returns those newly watched. */
-  private watchTree(directory: string): string[] {
-    const limit = this.options.maxWatchedDirectories ?? 4096;
-    const added: string[] = [];
-    const pending = [directory];
-    while (pending.length > 0 && this.watchers.size < limit) {
-      const dir = pending.pop()!;
-      if (this.watchers.has(dir)) continue;
-      try {
-        const watcher = fs.watch(dir, (_event, name) => name && this.onDiskChange(path.join(dir, name.toString())));
-        watcher.on('error', () => this.unwatch(dir));
-        this.watchers.set(dir, watcher);
-        added.push(dir);
-        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-          if (entry.isDirectory() && !this.options.skipsDirectory(entry.name)) pending.push(path.join(dir, entry.name));
-        }
-      } catch {
-        this.unwatch(dir); // gone or unreadable: nothing to follow
-      }
-    }
-    return added;
-  }
-
-  private unwatch(dir: string): void {
-    this.watchers.get(dir)?.close();
-    this.watchers.delete(dir);
   }
 
   private onDiskChange(absolute: string): void {
@@ -110,12 +91,9 @@ export class WorkspaceLearner {
       } catch {
         stat = undefined;
       }
-      if (!stat) {
-        this.model.removeFile(relative);
-        this.unwatch(absolute);
-      } else if (stat.isDirectory()) {
-        if (!this.options.skipsDirectory(path.basename(absolute))) this.learnNewDirectory(absolute);
-      } else if (stat.isFile() && this.options.accepts(relative, stat.size)) {
+      // A folder that appeared is the watcher's: it tells of each file the folder holds.
+      if (!stat) this.model.removeFile(relative);
+      else if (stat.isFile() && this.options.accepts(relative, stat.size)) {
         try {
           // Never a FIFO swapped in since the stat (reading one would block the server); a file
           // that grew since is read on the event its growth sends.
@@ -125,16 +103,5 @@ export class WorkspaceLearner {
         }
       }
     });
-  }
-
-  /** A folder that appeared (a checkout, a copy): follow it and learn what it holds. */
-  private learnNewDirectory(absolute: string): void {
-    for (const dir of this.watchTree(absolute)) {
-      try {
-        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) this.onDiskChange(path.join(dir, entry.name));
-      } catch {
-        // Removed again already.
-      }
-    }
   }
 }

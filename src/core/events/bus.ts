@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'file:open',
   'file:change',
   'file:save',
+  'disk:change',
   'ai:complete',
   'agent:start',
   'agent:step',
@@ -17,9 +18,10 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 /**
  * Events for the live stream only, never for webhooks: `file:change` comes with every edit
- * (a keystroke of the window) and carries the code itself, which no webhook should receive.
+ * (a keystroke of the window) and carries the code itself, which no webhook should receive;
+ * `disk:change` comes with every burst of writes another program makes (a build, a checkout).
  */
-export const LIVE_ONLY_EVENTS = ['file:change'] as const satisfies readonly (typeof EVENT_TYPES)[number][];
+export const LIVE_ONLY_EVENTS = ['file:change', 'disk:change'] as const satisfies readonly (typeof EVENT_TYPES)[number][];
 /** The events a webhook may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = EVENT_TYPES.filter((type) => !(LIVE_ONLY_EVENTS as readonly string[]).includes(type));
 

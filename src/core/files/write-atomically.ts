@@ -29,3 +29,8 @@ export function writeFileAtomically(file: string, contents: string, mode?: numbe
     throw error;
   }
 }
+
+/** Whether a file name is one of writeFileAtomically's temporary files (a watcher of the disk leaves them out). */
+export function isAtomicWriteTemp(name: string): boolean {
+  return /^\..*\.\d+\.[0-9a-f]{12}\.tmp$/su.test(name);
+}

@@ -47,6 +47,9 @@ interface Document {
   readOnly: boolean;
 }
 
+/** What a look at an open document's file found: nothing new, the file gone, a change it took, or one under unsaved edits. */
+export type DiskLook = 'unchanged' | 'gone' | 'taken' | 'conflict';
+
 /** Told of every change to a document's text: an edit, or a reload from disk. `text` reads it when needed. */
 export type DocumentChangeListener = (path: string, text: () => string) => void;
 
@@ -280,31 +283,55 @@ export class Documents {
   }
 
   /**
+   * The file `relative` changed on disk (the workspace's watcher says so): its open document
+   * looks at it now, as a read would (a document without unsaved edits takes the change and
+   * file:open `reloaded` tells the clients; one with unsaved edits is marked in conflict).
+   * Answers `not-open`, `unchanged` when the disk holds what the document last loaded or saved
+   * (its own save), or what the look found (`gone`, `taken`, `conflict`).
+   *
+   * @example
+   *   await documents.noticeDiskChange('src/a.ts'); // 'taken': the window shows the new text
+   */
+  async noticeDiskChange(relative: string): Promise<'not-open' | DiskLook> {
+    const document = this.open.get(relative);
+    if (!document) return 'not-open';
+    const look = this.syncWithDisk(document, { announce: false });
+    // Awaited here: what the caller says next (disk:change) comes after it on the stream.
+    if (look === 'taken') await this.announceReload(document);
+    return look;
+  }
+
+  /**
    * Looks at the file on disk: a document without unsaved edits takes another program's
    * change; one with unsaved edits keeps them and is marked changedOnDisk (save reports the
    * conflict). Never throws: a file that is gone, unreadable or no longer a regular file
    * leaves the document as it is (saving writes the file again).
    */
-  private syncWithDisk(document: Document): void {
+  private syncWithDisk(document: Document, options: { announce?: boolean } = {}): DiskLook {
     const stat = statQuietly(document.absolute);
     if (!stat || sameDisk(stat, document.disk)) {
       document.changedOnDisk = false;
-      return;
+      return stat ? 'unchanged' : 'gone';
     }
     if (isDirty(document)) {
       document.changedOnDisk = true;
-      return;
+      return 'conflict';
     }
     let loaded: { text: string; stat: fs.Stats };
     try {
       loaded = readRegularFile(document.absolute, document.path, MAX_DOCUMENT_BYTES);
     } catch {
-      return;
+      return 'unchanged';
     }
     this.load(document, loaded.text, loaded.stat);
-    // Said like a reload: clients holding the document (the window) read it again. Not awaited:
-    // this look happens inside reads; a webhook outbox that fails only loses this notice.
-    this.events.emit('file:open', { path: document.path, language: document.language, reloaded: true }).catch(() => undefined);
+    // Not awaited: this look happens inside reads; a webhook outbox that fails only loses this notice.
+    if (options.announce !== false) this.announceReload(document).catch(() => undefined);
+    return 'taken';
+  }
+
+  /** Said like a reload: clients holding the document (the window) read it again. */
+  private announceReload(document: Document): Promise<unknown> {
+    return this.events.emit('file:open', { path: document.path, language: document.language, reloaded: true });
   }
 
   /** Replaces a document's text with what was read from disk: a new, saved version. */

@@ -15,13 +15,14 @@ import type { EventStream } from '../events.ts';
 import { remoteEdit } from './annotations.ts';
 import { DocumentSync, type FileChangeEvent } from './document-sync.ts';
 import { ghostText, type CompletionTiming } from './ghost-text.ts';
+import { throttle } from '../throttle.ts';
 import { languageMode } from './languages.ts';
 
 /** Quiet time after the cursor moves before the server is told. */
 const CURSOR_QUIET_MS = 400;
 
-/** How often the open documents are checked against the disk while the window is visible. */
-const DISK_CHECK_MS = 10_000;
+/** Least time between two reads of the documents' state that changes on disk cause. */
+const DISK_CHECK_MS = 1000;
 
 export interface WorkbenchHost {
   notify(text: string, level?: 'info' | 'warning' | 'error'): void;
@@ -77,13 +78,16 @@ export class Workbench {
       for (const document of this.documents.values()) void document.sync.resync();
       void this.refreshSummaries();
     });
-    // Files changed on disk by another program: the server notices when asked about its
-    // documents (and tells with file:open `reloaded`); ask when the window comes back into
-    // view and every 10 seconds while it is visible.
+    // Files changed on disk by another program: the server watches the workspace; a document
+    // without unsaved edits takes the change (file:open `reloaded`, above), one with unsaved
+    // edits is in conflict, which the documents' state says (the conflict bar shows at once).
+    const checkSoon = throttle(() => void this.refreshSummaries(), DISK_CHECK_MS);
+    events.on('disk:change', (event) => {
+      const paths = event.data['paths'];
+      if (event.data['more'] !== undefined || (Array.isArray(paths) && paths.some((path) => this.documents.has(String(path))))) checkSoon();
+    });
+    // A file the server does not watch (under node_modules, build output): looked at on coming back.
     window.addEventListener('focus', () => void this.refreshSummaries());
-    setInterval(() => {
-      if (document.visibilityState === 'visible' && this.documents.size > 0) void this.refreshSummaries();
-    }, DISK_CHECK_MS);
   }
 
   get activeDocument(): OpenDocument | undefined {
@@ -285,6 +289,11 @@ export class Workbench {
     this.renderTabs();
     this.renderConflict();
     this.host.onActive(document);
+    if (document) {
+      const head = this.view.state.selection.main.head;
+      const line = this.view.state.doc.lineAt(head);
+      this.host.onCursor(line.number, head - line.from + 1);
+    }
   }
 
   private setDirty(document: OpenDocument, dirty: boolean): void {

@@ -4,6 +4,7 @@ import type { GitCommitResult, GitPullResult, GitPushResult, GitStatus } from '.
 import { api, ApiError, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { EventStream } from '../events.ts';
+import { throttle } from '../throttle.ts';
 
 export class GitPanel {
   readonly element = h('section', { class: 'panel git-panel', 'aria-label': 'Git' });
@@ -18,7 +19,13 @@ export class GitPanel {
     events: EventStream,
   ) {
     for (const type of ['file:save', 'git:commit', 'agent:complete']) events.on(type, () => void this.refresh());
-    // Another program (a terminal's git) may have changed the repository meanwhile.
+    // Files another program changed (a build, a checkout): the status follows, one read per
+    // 2 seconds at most, while the panel shows.
+    const refreshSoon = throttle(() => void this.refresh(), 2000);
+    events.on('disk:change', () => {
+      if (this.element.isConnected) refreshSoon();
+    });
+    // A terminal's git changes the repository (.git, which is not watched): look again on coming back.
     window.addEventListener('focus', () => {
       if (this.element.isConnected) void this.refresh();
     });

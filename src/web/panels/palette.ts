@@ -10,6 +10,8 @@ export interface PaletteCommand {
   /** Who contributes it: `loom` for the window's own. */
   source: string;
   run: () => unknown;
+  /** Whether a failure of `run` reaches the window anyway, as the server's notification (no second one). */
+  toldByServer?: (error: unknown) => boolean;
 }
 
 interface ExtensionCommand {
@@ -86,10 +88,12 @@ export class Palette {
         name: command.name,
         title: command.title,
         source: command.extension,
+        // The result is for the command's callers (the CLI, the API); the window shows what the
+        // extension shows (showNotification), and its failures by the server's notification.
         run: async () => {
-          const { result } = await api<{ result: unknown }>('POST', `/api/commands/${encodeURIComponent(command.name)}`, { args: [] });
-          if (result !== undefined && result !== null) this.notify(`${command.title}: ${typeof result === 'string' ? result : JSON.stringify(result)}`, 'info');
+          await api<{ result: unknown }>('POST', `/api/commands/${encodeURIComponent(command.name)}`, { args: [] });
         },
+        toldByServer: (error: unknown) => error instanceof ApiError && error.code === 'EXTENSION_FAILED',
       }));
     } catch (error) {
       // A server without extension commands (404) has none to list; anything else is worth saying.
@@ -124,7 +128,7 @@ export class Palette {
     try {
       await command.run();
     } catch (error) {
-      this.notify(`${command.title}: ${inWords(error)}`, 'error');
+      if (!command.toldByServer?.(error)) this.notify(`${command.title}: ${inWords(error)}`, 'error');
     }
   }
 
