@@ -3,11 +3,8 @@
 // SSE (resumed with Last-Event-ID) and cancelled; a registered git workspace is a bare
 // repository on disk. Auth: 401 without a token, 403 without write:composer, 404 to another user.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { bareRepository, git } from '../support/bare-repository.ts';
 import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../support/openai-fake.ts';
 import { bearer, registerClient, signedInUser, signInWithCode } from '../support/oauth.ts';
 import { post, startTestHosted, type TestHosted } from '../support/hosted.ts';
@@ -57,32 +54,6 @@ async function readEvents(res: Response): Promise<{ id: number; event: string; d
           ?.slice(name.length + 2) ?? '';
       return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
     });
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
-
-/** A bare repository holding one commit on main, made through a scratch clone. */
-function bareRepository(t: TestContext, files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-composer-git-'));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
-  const bare = path.join(root, 'app.git');
-  const work = path.join(root, 'work');
-  fs.mkdirSync(work);
-  git(root, 'init', '-q', '--bare', bare);
-  git(work, 'init', '-q');
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
-    fs.writeFileSync(path.join(work, name), text);
-  }
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', 'first');
-  git(work, 'push', '-q', bare, 'HEAD:refs/heads/main');
-  return bare;
 }
 
 describe('composer sessions (POST /api/v1/composer/session …)', () => {
@@ -189,7 +160,7 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
   });
 
   it('runs on a registered git workspace: a branch loom/composer/<id> with the commit, pushed back', async (t) => {
-    const bare = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
+    const { bare } = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
     await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
     t.after(() => hosted.store.composerWorkspaces.remove('app'));
     fake.chat.queue(editTurn('src/add.ts', 'export const add = (a, b) => a - b;', 'export const add = (a, b) => a + b;'), says('Done.'));

@@ -2,8 +2,8 @@
 // edit mode with the agent runtime, writes the result and ends it — every write only while
 // its claim holds. The store, not the queue, says who runs what (core/jobs/queue.ts): a
 // duplicated delivery finds the session claimed and returns; a runner that dies leaves a
-// lease that lapses, and the next claim takes the session over from the start (a pushed
-// branch is never pushed again). A heartbeat renews the lease and reads the cancel flag, so a
+// lease that lapses, and the next claim takes the session over from the start, clearing what
+// the dead attempt recorded (a pushed branch or a written plan is kept, and not made again). A heartbeat renews the lease and reads the cancel flag, so a
 // cancel asked of any process stops the session within one heartbeat.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -33,6 +33,8 @@ import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorks
 const SCOPE_FILES = 10_000;
 /** Characters of a step's text an event carries. */
 const EVENT_TEXT_CHARS = 500;
+/** What a session's second or later attempt clears before it starts: an attempt's result is its own. */
+const STARTED_OVER: ComposerProgress = { plan: null, edits: [], branch: null, commit: null, error: null, summary: null, steps: 0, tokens: 0 };
 
 export interface ComposerRunnerOptions {
   sessions: ComposerSessionRepository;
@@ -163,13 +165,16 @@ export class ComposerRunner {
     let tree: Worktree | undefined;
     let scratch: string | undefined;
     try {
-      // Taken over after the branch was pushed: the work is done, only its end was not written.
+      // Taken over after the branch was pushed, or after the plan was written (with its event,
+      // in one transaction): the work is done, only its end was not written.
       if (record.pushed && record.edits) return await this.end(write, 'completed', null);
+      if (record.mode === 'plan' && record.plan) return await this.end(write, 'completed', null);
       // Cancelled while its runner was gone: end it without starting again.
       if (record.cancelRequested) return await this.end(write, 'cancelled', null);
       if (held.controller.signal.aborted) throw held.controller.signal.reason;
       const provider = this.options.providers.selectChat();
-      await write({ startedAt: this.now(), model: provider.name });
+      // A takeover starts over from a fresh copy: what an earlier attempt recorded is not this one's result.
+      await write({ startedAt: this.now(), model: provider.name, ...(record.attempt > 1 ? STARTED_OVER : {}) });
       await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
       if (record.workspace !== null) {
         workspace = await this.options.workspaces.get(record.workspace);
@@ -189,8 +194,11 @@ export class ComposerRunner {
           Math.min(TURN_MAX_TOKENS, record.budgets.maxTokens),
           AbortSignal.any([held.controller.signal, AbortSignal.timeout(record.budgets.timeoutSeconds * 1000)]),
         );
-        await write({ plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) });
-        await event('plan', { plan });
+        // The plan and its event together: a takeover finds both or neither.
+        await write(
+          { plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) },
+          { type: 'plan', data: { plan } },
+        );
         return await this.end(write, 'completed', null);
       }
       const end = await this.edit(record, held, provider, files, scope, inScope, write, event);
