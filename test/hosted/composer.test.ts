@@ -179,6 +179,30 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(git(bare, 'rev-list', '--count', 'main'), '1', 'main is untouched');
   });
 
+  it("carries the agents' budgets; a session that runs out of turns ends failed, saying which", async (t) => {
+    const limited = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      agents: { maxSteps: 1, maxTokens: 20_000, timeoutSeconds: 120 },
+    });
+    t.after(() => limited.close());
+    const user = await signedInUser(limited, 'budgets@example.com');
+    const limitedKey = (await limited.identity.apiKeys.create(user.user.id, { name: 'cli', expiresInDays: 1 })).key;
+    // The first turn edits; a second turn would be needed to finish.
+    fake.chat.queue(editTurn('a.ts', 'return 1;', 'return 2;'));
+    const res = await createSession(limited, limitedKey, { prompt: 'Return two', files: ['a.ts'], attachments: [{ path: 'a.ts', content: 'return 1;\n' }] });
+    assert.equal(res.status, 201);
+    const session = await ended(limited, limitedKey, ((await res.json()) as any).sessionId);
+    assert.deepEqual(session.budgets, { maxSteps: 1, maxTokens: 20_000, timeoutSeconds: 120 });
+    assert.equal(session.status, 'failed');
+    assert.equal(session.error, 'The session used its 1 model turn before it was done (agents.maxSteps).');
+    assert.equal(session.steps, 1);
+    assert.deepEqual(
+      session.edits.map((edit: any) => edit.file),
+      ['a.ts'],
+      'the edits made before are kept',
+    );
+  });
+
   it('refuses bad requests with 400, and an unknown workspace', async () => {
     for (const body of [
       { prompt: 'x', files: ['/etc/passwd'], attachments: [{ path: 'a', content: '' }] },

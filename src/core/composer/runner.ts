@@ -20,7 +20,7 @@ import { runLoop, TaskStop, TURN_MAX_TOKENS, type LoopEnd } from '../agents/loop
 import { GlobSet } from '../agents/scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from '../agents/scope/walk.ts';
 import { Toolbox } from '../agents/tools/index.ts';
-import { statusOf, trimText, type EndReason } from '../agents/types.ts';
+import { statusOf, trimText, type AgentBudgets, type EndReason } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { ChatProvider } from '../completion/chat.ts';
 import { WorkspacePaths } from '../workspace/paths.ts';
@@ -213,7 +213,7 @@ export class ComposerRunner {
           await event('push', { branch: tree.branch, commit });
         }
       }
-      await this.end(write, status, end.error ?? (status === 'failed' ? `The session stopped: ${end.reason}.` : null), end.summary);
+      await this.end(write, status, end.error ?? (status === 'failed' ? stoppedBecause(end.reason, record.budgets) : null), end.summary);
     } catch (error) {
       const reason = held.controller.signal.reason ?? error;
       if (held.lost || reason instanceof ClaimLost) return; // another runner has it now
@@ -322,6 +322,24 @@ export class ComposerRunner {
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
+  }
+}
+
+/** Why a session failed, in a user's words: which budget ran out and the setting that sets it. */
+function stoppedBecause(reason: EndReason, budgets: AgentBudgets): string {
+  switch (reason) {
+    case 'max_steps':
+      return `The session used its ${budgets.maxSteps} model turn${budgets.maxSteps === 1 ? '' : 's'} before it was done (agents.maxSteps).`;
+    case 'max_tokens':
+      return `The session used its ${budgets.maxTokens} tokens before it was done (agents.maxTokens).`;
+    case 'timeout':
+      return `The session ran past its ${budgets.timeoutSeconds} s before it was done (agents.timeoutSeconds).`;
+    case 'loop':
+      return 'The model kept repeating the same call with the same result.';
+    case 'unusable_answers':
+      return "The model's answers could not be acted on (malformed or unknown tool calls).";
+    default:
+      return `The session stopped: ${reason}.`;
   }
 }
 
