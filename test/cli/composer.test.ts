@@ -257,7 +257,7 @@ describe('loom composer', () => {
     fs.writeFileSync(path.join(dir, 'b.txt'), 'bee, edited here meanwhile\n');
     const refused = await loomIn(dir, ['composer', 'apply', id, '--json'], env);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /b\.txt \(changed since the session read it\)/);
+    assert.match(refused.stderr, /Refused: a file has changed since the session read it, so nothing was written: b\.txt \(changed since the session read it\)/);
     assert.deepEqual(JSON.parse(refused.stdout), {
       sessionId: id,
       applied: false,

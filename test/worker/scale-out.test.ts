@@ -3,7 +3,8 @@
 // OpenAI-compatible server that counts its calls. Sessions run once each; a worker killed with
 // SIGKILL mid-session has its sessions taken over and completed once; one sent SIGTERM lets its
 // session finish within the grace, or hands it back past it; a hosted process killed right after
-// its 201 loses nothing; a session whose job Redis never had runs all the same.
+// its 201 loses nothing; a cancel asked of a hosted process stops a session running on a
+// worker; a session whose job Redis never had runs all the same.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -256,6 +257,30 @@ test('composer scaled out: two hosted processes, two workers, PostgreSQL and Red
     assert.equal(calls.get('sigterm-finish'), 1);
     assert.equal(calls.get('sigterm-hand-back'), 2, 'the call cut off by the hand-back and the one that finished');
     assert.deepEqual(await planEvents(db, [finished, handedBack]), [1, 1]);
+  });
+
+  await t.test('a session running on a worker, cancelled through a hosted process: it stops and ends cancelled', async () => {
+    const held = new Set<string>();
+    fake.chat.respondWith((body) => {
+      const name = /\[session ([^\]]+)\]/.exec(JSON.stringify(body?.messages ?? []))?.[1] ?? '';
+      held.add(name);
+      return { kind: 'text', text: PLAN, hold: true };
+    });
+    const id = await createSession(cluster, cluster.hosted[0]!, 'cancel-on-worker');
+    await waitFor(() => held.has('cancel-on-worker'), LONG_WAIT_MS, 'the session at the model');
+    const hangUp = fake.chat.nextHangUp();
+    const response = await fetch(`${cluster.hosted[1]!.url}/api/v1/composer/session/${id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cluster.key}` },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { cancelRequested: boolean }).cancelRequested, true);
+    // The worker reads the flag on its next heartbeat and stops the model call under way.
+    await hangUp;
+    await waitFor(async () => (await statuses(db, [id])).get(id) === 'cancelled', LONG_WAIT_MS, 'the session cancelled');
+    fake.chat.release();
+    assert.equal(callsByName(fake).get('cancel-on-worker'), 1);
+    assert.deepEqual(await planEvents(db, [id]), [0], 'no plan written');
   });
 
   await t.test('a hosted process killed right after its 201: the session still runs', async () => {
