@@ -275,6 +275,50 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal((await getSession(hosted, key, 'not-a-uuid')).status, 404);
   });
 
+  it("runs at most composer.maxRunningPerUser of a user's sessions at once; the next waits queued, other users' run", async (t) => {
+    const limited = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      composer: { concurrency: 3, maxRunningPerUser: 1 },
+    });
+    t.after(() => limited.close());
+    const keyOf = async (email: string) =>
+      (await limited.identity.apiKeys.create((await signedInUser(limited, email)).user.id, { name: 'cli', expiresInDays: 1 })).key;
+    const [ada, bob] = [await keyOf('ada@example.com'), await keyOf('bob@example.com')];
+    const held = new Set<string>();
+    fake.chat.respondWith((request) => {
+      held.add(/\[session (\w+)\]/.exec(JSON.stringify(request.messages))?.[1] ?? '');
+      return { kind: 'text', text: '{"summary": "s", "steps": ["x"], "files": ["a"]}', hold: true };
+    });
+    t.after(() => {
+      fake.chat.respondWith(undefined);
+      fake.chat.release();
+    });
+    const start = async (userKey: string, name: string) =>
+      (
+        (await (
+          await createSession(limited, userKey, { prompt: `[session ${name}] plan`, files: ['a'], mode: 'plan', attachments: [{ path: 'a', content: '' }] })
+        ).json()) as any
+      ).sessionId as string;
+    const adaFirst = await start(ada, 'adaFirst');
+    const adaSecond = await start(ada, 'adaSecond');
+    const bobFirst = await start(bob, 'bobFirst');
+    await waitFor(() => held.has('adaFirst') && held.has('bobFirst'), undefined, 'ada’s first and bob’s sessions at the model');
+    const status = async (userKey: string, id: string) => (await getSession(limited, userKey, id)).body.status;
+    assert.equal(await status(ada, adaFirst), 'running');
+    assert.equal(await status(bob, bobFirst), 'running');
+    assert.equal(await status(ada, adaSecond), 'queued', 'a free slot, but ada has one running');
+    assert.equal(held.has('adaSecond'), false);
+    fake.chat.release();
+    await waitFor(() => held.has('adaSecond'), undefined, 'ada’s second session at the model once her first ended');
+    fake.chat.release();
+    for (const [userKey, id] of [
+      [ada, adaFirst],
+      [ada, adaSecond],
+      [bob, bobFirst],
+    ] as const)
+      assert.equal((await ended(limited, userKey, id)).status, 'completed');
+  });
+
   it('429 with Retry-After past the queued sessions a user may have', async () => {
     fake.chat.queue({ kind: 'text', text: 'busy', hold: true });
     const body = { prompt: 'x', files: ['a'], attachments: [{ path: 'a', content: '' }] };

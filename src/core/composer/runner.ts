@@ -97,12 +97,17 @@ export class ComposerRunner {
    * returns at once otherwise. When `signal` aborts (the queue closes), the session stops and
    * is handed back: queued again, for any runner. Never rejects for the session's own failures
    * (they end it `failed`); rejects when the store cannot be reached.
+   *
+   * Answers whether it claimed the session: false when another runner has it, it has ended, or
+   * its user has `maxRunningPerUser` running. Only a run that claimed frees a user's slot, so
+   * only then is it worth looking for a held-back session (looking after a refused claim would
+   * find the same session and go round without end).
    */
-  async run(sessionId: string, signal?: AbortSignal): Promise<void> {
+  async run(sessionId: string, signal?: AbortSignal): Promise<boolean> {
     const now = this.clock.now();
     const limits = this.options.maxRunningPerUser ? { maxRunningPerUser: this.options.maxRunningPerUser() } : {};
     const claimed = await this.options.sessions.claim(sessionId, this.runnerId, now, now + this.leaseMs, limits);
-    if (!claimed) return;
+    if (!claimed) return false;
     const { record, claim } = claimed;
     const held: Held = { id: sessionId, claim, controller: new AbortController(), lost: false };
     this.held.set(sessionId, held);
@@ -118,6 +123,7 @@ export class ComposerRunner {
       signal?.removeEventListener('abort', handBack);
       this.held.delete(sessionId);
     }
+    return true;
   }
 
   /** Stops a session this process runs, at once (a cancel asked here); false when it runs elsewhere or not at all. */
