@@ -12,7 +12,7 @@ import { recoverJobs, type Recovery } from '../core/composer/recovery.ts';
 import { ComposerRunner } from '../core/composer/runner.ts';
 import { InProcessQueue } from '../core/jobs/in-process.ts';
 import { enqueueOnly } from './bull-queue.ts';
-import type { JobQueue } from '../core/jobs/queue.ts';
+import type { Job, JobHandler, JobQueue } from '../core/jobs/queue.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createProviderSet } from './completion.ts';
 import { ResourceStack } from './resources.ts';
@@ -82,6 +82,23 @@ export async function openComposerRunner(config: LoomConfig, options: { clock?: 
   });
 }
 
+/**
+ * The job handler of a process that runs sessions (`loom hosted` without Redis, each `loom
+ * worker`): runs the session, then, if it ran here (its user has a slot free again), scans for
+ * one the per-user limit held back. Never after a refused claim: that scan would find the same
+ * held-back session, enqueue it, be refused again and go round without end (on SQLite, without
+ * ever letting the event loop answer a request).
+ *
+ * @example
+ * queue.process(runSessions(runner, recovery), { concurrency: config.composer.concurrency });
+ */
+export function runSessions(runner: Pick<ComposerRunner, 'run'>, recovery: Pick<Recovery, 'scan'>, onDelivery?: (job: Job) => void): JobHandler {
+  return async (job, signal) => {
+    onDelivery?.(job);
+    if (await runner.run(job.id, signal)) void recovery.scan();
+  };
+}
+
 /** The queue and what feeds it, as `loom hosted` runs them. */
 export interface ComposerJobs {
   queue: JobQueue;
@@ -115,14 +132,7 @@ export function startComposerJobs(config: LoomConfig, setup: ComposerRunnerSetup
     now: () => clock.now(),
     ...(setup.onError ? { onError: setup.onError } : {}),
   });
-  queue.process(
-    async (job, signal) => {
-      await runner.run(job.id, signal);
-      // A session of the same user held back by the per-user limit may run now.
-      void recovery.scan();
-    },
-    { concurrency: config.composer.concurrency },
-  );
+  queue.process(runSessions(runner, recovery), { concurrency: config.composer.concurrency });
   return {
     queue,
     runner,

@@ -249,7 +249,7 @@ function columns(progress: ComposerProgress): Updateable<ComposerSessionTable> {
   const values: Updateable<ComposerSessionTable> = {};
   if (progress.status !== undefined) values.status = progress.status;
   if (progress.model !== undefined) values.model = progress.model;
-  if (progress.plan !== undefined) values.plan = JSON.stringify(progress.plan);
+  if (progress.plan !== undefined) values.plan = progress.plan && JSON.stringify(progress.plan);
   if (progress.edits !== undefined) values.edits = JSON.stringify(progress.edits);
   if (progress.branch !== undefined) values.branch = progress.branch;
   if (progress.commit !== undefined) values.commit_sha = progress.commit;

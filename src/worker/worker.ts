@@ -2,7 +2,7 @@
 // takes sessions from, and the reconciler that enqueues what the store says is stranded. Any
 // number of workers, on any machine with the same DATABASE_URL and REDIS_URL, share the work.
 import { BullJobQueue, pingRedis } from '../compose/bull-queue.ts';
-import { openComposerRunner } from '../compose/composer.ts';
+import { openComposerRunner, runSessions } from '../compose/composer.ts';
 import { ResourceStack } from '../compose/resources.ts';
 import { ConfigError, type LoomConfig } from '../config/load.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -78,12 +78,7 @@ export async function startWorker(config: LoomConfig, options: WorkerOptions = {
     resources.onClose(() => recovery.stop());
     const { runner } = opened;
     queue.process(
-      async (job, signal) => {
-        log?.debug({ session: job.id }, 'session delivered');
-        await runner.run(job.id, signal);
-        // A session held back by its user's limit of running sessions may run now.
-        void recovery.scan();
-      },
+      runSessions(runner, recovery, (job) => log?.debug({ session: job.id }, 'session delivered')),
       { concurrency: config.composer.concurrency },
     );
     await queue.ready();

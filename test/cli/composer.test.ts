@@ -13,6 +13,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { MODES } from '../../src/cli/commands/composer.ts';
 import { COMPOSER_MODES } from '../../src/contracts/composer.ts';
 import type { ComposerEdit, ComposerSessionRecord } from '../../src/core/composer/types.ts';
+import { bareRepository, git } from '../support/bare-repository.ts';
 import { cleanEnv, ROOT, tempDir, type LoomResult } from '../support/cli.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 import { signedInUser } from '../support/oauth.ts';
@@ -171,6 +172,44 @@ describe('loom composer', () => {
     assert.match(again.stderr, /src\/add\.ts \(changed since the session read it\)/);
   });
 
+  it('--workspace: a session on a registered git repository shows the diff and the pushed branch; apply writes it into a clone', async (t) => {
+    const { bare } = bareRepository(t, { 'src/add.ts': ADD_BEFORE, 'README.md': '# app\n' });
+    await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: 'main', push: true, createdAt: new Date().toISOString() });
+    t.after(() => hosted.store.composerWorkspaces.remove('app'));
+    const dir = tempDir(t, 'loom-composer-clone-');
+    git(dir, 'clone', '-q', bare, '.');
+    fake.chat.queue(editTurn('src/add.ts', 'return a - b;', 'return a + b;'), says('Fixed the sign.'));
+    const watched = await loomIn(dir, ['composer', 'Fix add', '--files', 'src/**', '--workspace', 'app', '--watch'], env);
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.match(watched.stdout, /^- {2}return a - b;$/m);
+    assert.match(watched.stdout, /^\+ {2}return a \+ b;$/m);
+    const id = /loom composer apply (\S+)/.exec(watched.stdout)?.[1] ?? '';
+    assert.match(id, UUID);
+    assert.match(watched.stdout, new RegExp(`^pushed loom/composer/${id} at [0-9a-f]{12}$`, 'm'));
+    assert.match(watched.stdout, new RegExp(`^On branch loom/composer/${id} \\(pushed\\)\\.$`, 'm'));
+    assert.equal(read(dir, 'src/add.ts'), ADD_BEFORE, 'nothing changes here before apply');
+
+    const applied = await loomIn(dir, ['composer', 'apply', id], env);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(read(dir, 'src/add.ts'), ADD_AFTER);
+    // What was applied is what the pushed branch holds.
+    git(dir, 'fetch', '-q', 'origin');
+    assert.equal(git(dir, 'diff', `origin/loom/composer/${id}`, '--', 'src/add.ts'), '');
+  });
+
+  it('watch: a session taken over by another runner says it started over', async () => {
+    const id = await craftedSession([{ file: 'a.txt', action: 'modified', diff: '-a\n+b\n', baseHash: sha256('a\n'), content: 'b\n' }]);
+    const at = new Date().toISOString();
+    for (const data of [{ status: 'queued' }, { status: 'running', attempt: 1 }, { status: 'running', attempt: 2 }, { status: 'completed' }])
+      await hosted.store.composerSessions.appendEvent(id, { type: 'status', data, at });
+    const watched = await loomIn(ROOT, ['composer', 'watch', id], env);
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.match(
+      watched.stdout,
+      /^● running\n● running \(attempt 2: its runner stopped, so it started over; what came before no longer counts\)\n● completed$/m,
+    );
+  });
+
   it('--json: the answer, the NDJSON events and the session parse; status and diff', async (t) => {
     const dir = checkout(t, { 'a.txt': 'one\n' });
     fake.chat.queue(editTurn('a.txt', 'one', 'two'), says('Done.'));
@@ -218,7 +257,7 @@ describe('loom composer', () => {
     fs.writeFileSync(path.join(dir, 'b.txt'), 'bee, edited here meanwhile\n');
     const refused = await loomIn(dir, ['composer', 'apply', id, '--json'], env);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /b\.txt \(changed since the session read it\)/);
+    assert.match(refused.stderr, /Refused: a file has changed since the session read it, so nothing was written: b\.txt \(changed since the session read it\)/);
     assert.deepEqual(JSON.parse(refused.stdout), {
       sessionId: id,
       applied: false,

@@ -3,11 +3,8 @@
 // SSE (resumed with Last-Event-ID) and cancelled; a registered git workspace is a bare
 // repository on disk. Auth: 401 without a token, 403 without write:composer, 404 to another user.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { bareRepository, git } from '../support/bare-repository.ts';
 import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../support/openai-fake.ts';
 import { bearer, registerClient, signedInUser, signInWithCode } from '../support/oauth.ts';
 import { post, startTestHosted, type TestHosted } from '../support/hosted.ts';
@@ -57,32 +54,6 @@ async function readEvents(res: Response): Promise<{ id: number; event: string; d
           ?.slice(name.length + 2) ?? '';
       return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
     });
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
-
-/** A bare repository holding one commit on main, made through a scratch clone. */
-function bareRepository(t: TestContext, files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-composer-git-'));
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
-  const bare = path.join(root, 'app.git');
-  const work = path.join(root, 'work');
-  fs.mkdirSync(work);
-  git(root, 'init', '-q', '--bare', bare);
-  git(work, 'init', '-q');
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
-    fs.writeFileSync(path.join(work, name), text);
-  }
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', 'first');
-  git(work, 'push', '-q', bare, 'HEAD:refs/heads/main');
-  return bare;
 }
 
 describe('composer sessions (POST /api/v1/composer/session …)', () => {
@@ -189,7 +160,7 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
   });
 
   it('runs on a registered git workspace: a branch loom/composer/<id> with the commit, pushed back', async (t) => {
-    const bare = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
+    const { bare } = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
     await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
     t.after(() => hosted.store.composerWorkspaces.remove('app'));
     fake.chat.queue(editTurn('src/add.ts', 'export const add = (a, b) => a - b;', 'export const add = (a, b) => a + b;'), says('Done.'));
@@ -206,6 +177,30 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(git(bare, 'rev-parse', `refs/heads/${session.branch}`), session.commit);
     assert.equal(git(bare, 'show', `${session.commit}:src/add.ts`), 'export const add = (a, b) => a + b;');
     assert.equal(git(bare, 'rev-list', '--count', 'main'), '1', 'main is untouched');
+  });
+
+  it("carries the agents' budgets; a session that runs out of turns ends failed, saying which", async (t) => {
+    const limited = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      agents: { maxSteps: 1, maxTokens: 20_000, timeoutSeconds: 120 },
+    });
+    t.after(() => limited.close());
+    const user = await signedInUser(limited, 'budgets@example.com');
+    const limitedKey = (await limited.identity.apiKeys.create(user.user.id, { name: 'cli', expiresInDays: 1 })).key;
+    // The first turn edits; a second turn would be needed to finish.
+    fake.chat.queue(editTurn('a.ts', 'return 1;', 'return 2;'));
+    const res = await createSession(limited, limitedKey, { prompt: 'Return two', files: ['a.ts'], attachments: [{ path: 'a.ts', content: 'return 1;\n' }] });
+    assert.equal(res.status, 201);
+    const session = await ended(limited, limitedKey, ((await res.json()) as any).sessionId);
+    assert.deepEqual(session.budgets, { maxSteps: 1, maxTokens: 20_000, timeoutSeconds: 120 });
+    assert.equal(session.status, 'failed');
+    assert.equal(session.error, 'The session used its 1 model turn before it was done (agents.maxSteps).');
+    assert.equal(session.steps, 1);
+    assert.deepEqual(
+      session.edits.map((edit: any) => edit.file),
+      ['a.ts'],
+      'the edits made before are kept',
+    );
   });
 
   it('refuses bad requests with 400, and an unknown workspace', async () => {
@@ -278,6 +273,50 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(cancel.status, 404);
     assert.equal((await getSession(hosted, key, '00000000-0000-4000-8000-000000000000')).status, 404);
     assert.equal((await getSession(hosted, key, 'not-a-uuid')).status, 404);
+  });
+
+  it("runs at most composer.maxRunningPerUser of a user's sessions at once; the next waits queued, other users' run", async (t) => {
+    const limited = await startTestHosted({
+      completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },
+      composer: { concurrency: 3, maxRunningPerUser: 1 },
+    });
+    t.after(() => limited.close());
+    const keyOf = async (email: string) =>
+      (await limited.identity.apiKeys.create((await signedInUser(limited, email)).user.id, { name: 'cli', expiresInDays: 1 })).key;
+    const [ada, bob] = [await keyOf('ada@example.com'), await keyOf('bob@example.com')];
+    const held = new Set<string>();
+    fake.chat.respondWith((request) => {
+      held.add(/\[session (\w+)\]/.exec(JSON.stringify(request.messages))?.[1] ?? '');
+      return { kind: 'text', text: '{"summary": "s", "steps": ["x"], "files": ["a"]}', hold: true };
+    });
+    t.after(() => {
+      fake.chat.respondWith(undefined);
+      fake.chat.release();
+    });
+    const start = async (userKey: string, name: string) =>
+      (
+        (await (
+          await createSession(limited, userKey, { prompt: `[session ${name}] plan`, files: ['a'], mode: 'plan', attachments: [{ path: 'a', content: '' }] })
+        ).json()) as any
+      ).sessionId as string;
+    const adaFirst = await start(ada, 'adaFirst');
+    const adaSecond = await start(ada, 'adaSecond');
+    const bobFirst = await start(bob, 'bobFirst');
+    await waitFor(() => held.has('adaFirst') && held.has('bobFirst'), undefined, 'ada’s first and bob’s sessions at the model');
+    const status = async (userKey: string, id: string) => (await getSession(limited, userKey, id)).body.status;
+    assert.equal(await status(ada, adaFirst), 'running');
+    assert.equal(await status(bob, bobFirst), 'running');
+    assert.equal(await status(ada, adaSecond), 'queued', 'a free slot, but ada has one running');
+    assert.equal(held.has('adaSecond'), false);
+    fake.chat.release();
+    await waitFor(() => held.has('adaSecond'), undefined, 'ada’s second session at the model once her first ended');
+    fake.chat.release();
+    for (const [userKey, id] of [
+      [ada, adaFirst],
+      [ada, adaSecond],
+      [bob, bobFirst],
+    ] as const)
+      assert.equal((await ended(limited, userKey, id)).status, 'completed');
   });
 
   it('429 with Retry-After past the queued sessions a user may have', async () => {

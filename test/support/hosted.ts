@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ComposerConfig, ConnectionLimits, TrustProxy } from '../../src/config/load.ts';
+import type { AgentsConfig } from '../../src/core/agents/settings.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { Catalog } from '../../src/core/catalog/schema.ts';
 import type { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
@@ -48,6 +49,8 @@ export interface TestHostedOptions {
   clock?: ManualClock;
   /** Composer's settings (concurrency, per-user limits, lease). */
   composer?: Partial<ComposerConfig>;
+  /** The agents' budgets, which composer sessions carry too. */
+  agents?: Partial<Pick<AgentsConfig, 'maxSteps' | 'maxTokens' | 'timeoutSeconds'>>;
   /** Log at `info` into this (see support/log-lines.ts); no log by default. */
   log?: LogDestination;
 }
@@ -91,6 +94,7 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     },
     oidc: options.oidc,
     composer: options.composer,
+    agents: options.agents,
     completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS, ...completion },
     gguf,
     openai,

@@ -1,8 +1,10 @@
 // Composer scaled out, as an operator runs it: two `loom hosted` and two `loom worker` processes
 // (the real binary) on one PostgreSQL schema and one Redis key prefix, the model a scripted
 // OpenAI-compatible server that counts its calls. Sessions run once each; a worker killed with
-// SIGKILL mid-session has its sessions taken over and completed once; a hosted process killed
-// right after its 201 loses nothing; a session whose job Redis never had runs all the same.
+// SIGKILL mid-session has its sessions taken over and completed once; one sent SIGTERM lets its
+// session finish within the grace, or hands it back past it; a hosted process killed right after
+// its 201 loses nothing; a cancel asked of a hosted process stops a session running on a
+// worker; a session whose job Redis never had runs all the same.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -29,7 +31,8 @@ interface Cluster {
   key: string;
   hosted: RunningLoom[];
   workers: RunningLoom[];
-  startWorker(name: string): Promise<RunningLoom>;
+  /** Starts one more `loom worker` in a data dir of its own, with `extra` in its environment. */
+  startWorker(name: string, extra?: NodeJS.ProcessEnv): Promise<RunningLoom>;
 }
 
 async function startCluster(t: TestContext): Promise<Cluster | null> {
@@ -63,7 +66,8 @@ async function startCluster(t: TestContext): Promise<Cluster | null> {
   assert.equal(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout).key as string;
   // Each process its own data dir, as on its own machine: only the database and Redis are shared.
-  const startWorker = (name: string) => startLoom(t, ['worker'], { ...env, LOOM_DATA_DIR: path.join(home, name) }, 180_000, WORKER_READY);
+  const startWorker = (name: string, extra: NodeJS.ProcessEnv = {}) =>
+    startLoom(t, ['worker'], { ...env, LOOM_DATA_DIR: path.join(home, name), ...extra }, 180_000, WORKER_READY);
   const [hostedA, hostedB, workerA, workerB] = await Promise.all([
     startLoom(t, ['hosted'], { ...env, LOOM_DATA_DIR: path.join(home, 'hosted-a') }),
     startLoom(t, ['hosted'], { ...env, LOOM_DATA_DIR: path.join(home, 'hosted-b') }),
@@ -206,6 +210,77 @@ test('composer scaled out: two hosted processes, two workers, PostgreSQL and Red
     assert.deepEqual(new Set(await planEvents(db, ids)), new Set([1]), 'every session wrote its plan once');
     // Back to two workers for what follows.
     cluster.workers = [survivor, await cluster.startWorker('worker-c')];
+  });
+
+  await t.test('SIGTERM: a worker lets its running session finish within the grace; past it, hands it back to another', async () => {
+    const held = new Set<string>();
+    fake.chat.respondWith((body) => {
+      const name = /\[session ([^\]]+)\]/.exec(JSON.stringify(body?.messages ?? []))?.[1] ?? '';
+      const first = !held.has(name);
+      held.add(name);
+      return { kind: 'text', text: PLAN, hold: first };
+    });
+    // One worker at a time from here, so that the session is provably the one being stopped.
+    for (const worker of cluster.workers) worker.child.kill('SIGTERM');
+    for (const worker of cluster.workers) assert.deepEqual(await worker.exited, { code: 0, signal: null });
+    const stopping = (worker: RunningLoom) => waitFor(() => worker.stdout().includes('"msg":"worker stopping"'), LONG_WAIT_MS, 'the worker stopping');
+
+    // A grace long enough for any loaded machine: the session at the model when SIGTERM comes ends on this worker.
+    const patient = await cluster.startWorker('worker-patient', { LOOM_JOBS_GRACE_SECONDS: '3600', LOOM_LOG_LEVEL: 'info' });
+    const finished = await createSession(cluster, cluster.hosted[0]!, 'sigterm-finish');
+    await waitFor(() => held.has('sigterm-finish'), LONG_WAIT_MS, 'the session at the model');
+    patient.child.kill('SIGTERM');
+    await stopping(patient);
+    fake.chat.release();
+    assert.deepEqual(await patient.exited, { code: 0, signal: null });
+    const [ended] = (
+      await db.query<{ status: string; runner: string; attempt: number }>('select status, runner, attempt from composer_sessions where id = $1', [finished])
+    ).rows;
+    assert.equal(ended!.status, 'completed', 'finished before the worker exited');
+    assert.ok(ended!.runner.includes(`:${patient.child.pid}:`), 'by the worker that was asked to stop');
+    assert.equal(ended!.attempt, 1);
+
+    // No grace: the session is handed back, queued, and another worker runs it from the start.
+    const hasty = await cluster.startWorker('worker-hasty', { LOOM_JOBS_GRACE_SECONDS: '0', LOOM_LOG_LEVEL: 'info' });
+    const handedBack = await createSession(cluster, cluster.hosted[1]!, 'sigterm-hand-back');
+    await waitFor(() => held.has('sigterm-hand-back'), LONG_WAIT_MS, 'the session at the model');
+    hasty.child.kill('SIGTERM');
+    assert.deepEqual(await hasty.exited, { code: 0, signal: null });
+    const [back] = (await db.query<{ status: string; runner: string | null }>('select status, runner from composer_sessions where id = $1', [handedBack])).rows;
+    assert.deepEqual(back, { status: 'queued', runner: null }, 'handed back, not failed');
+    cluster.workers = await Promise.all([cluster.startWorker('worker-d'), cluster.startWorker('worker-e')]);
+    await waitCompleted(db, [handedBack], 'the handed-back session run by another worker');
+    const [rerun] = (await db.query<{ runner: string; attempt: number }>('select runner, attempt from composer_sessions where id = $1', [handedBack])).rows;
+    assert.ok(!rerun!.runner.includes(`:${hasty.child.pid}:`));
+    assert.equal(rerun!.attempt, 2);
+    const calls = callsByName(fake);
+    assert.equal(calls.get('sigterm-finish'), 1);
+    assert.equal(calls.get('sigterm-hand-back'), 2, 'the call cut off by the hand-back and the one that finished');
+    assert.deepEqual(await planEvents(db, [finished, handedBack]), [1, 1]);
+  });
+
+  await t.test('a session running on a worker, cancelled through a hosted process: it stops and ends cancelled', async () => {
+    const held = new Set<string>();
+    fake.chat.respondWith((body) => {
+      const name = /\[session ([^\]]+)\]/.exec(JSON.stringify(body?.messages ?? []))?.[1] ?? '';
+      held.add(name);
+      return { kind: 'text', text: PLAN, hold: true };
+    });
+    const id = await createSession(cluster, cluster.hosted[0]!, 'cancel-on-worker');
+    await waitFor(() => held.has('cancel-on-worker'), LONG_WAIT_MS, 'the session at the model');
+    const hangUp = fake.chat.nextHangUp();
+    const response = await fetch(`${cluster.hosted[1]!.url}/api/v1/composer/session/${id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cluster.key}` },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { cancelRequested: boolean }).cancelRequested, true);
+    // The worker reads the flag on its next heartbeat and stops the model call under way.
+    await hangUp;
+    await waitFor(async () => (await statuses(db, [id])).get(id) === 'cancelled', LONG_WAIT_MS, 'the session cancelled');
+    fake.chat.release();
+    assert.equal(callsByName(fake).get('cancel-on-worker'), 1);
+    assert.deepEqual(await planEvents(db, [id]), [0], 'no plan written');
   });
 
   await t.test('a hosted process killed right after its 201: the session still runs', async () => {

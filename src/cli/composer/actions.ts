@@ -84,6 +84,8 @@ async function watchToEnd(connection: ComposerConnection, id: string, json: bool
       if (event.type === 'plan' && event.data.plan && typeof event.data.plan === 'object')
         print(describePlan(event.data.plan as NonNullable<ComposerSession['plan']>));
       if (event.type === 'edit') await showEdit(connection, id, String(event.data.file), shown);
+      // Started over (taken over by another runner): the new attempt's diffs are shown afresh.
+      if (event.type === 'status' && event.data.status === 'running') shown.clear();
     }
   } catch (error) {
     if (error instanceof HostedApiError) throw refusal(error, connection.server, false);

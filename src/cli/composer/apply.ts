@@ -150,7 +150,7 @@ function checkBases(paths: WorkspacePaths, edits: readonly Edit[]): void {
   }
   if (conflicts.length) {
     throw new ApplyRefused(
-      `Refused: ${conflicts.length === 1 ? 'a file has' : `${conflicts.length} files have`} changed since the session read them, so nothing was written: ${describe(conflicts)}`,
+      `Refused: ${conflicts.length === 1 ? 'a file has changed since the session read it' : `${conflicts.length} files have changed since the session read them`}, so nothing was written: ${describe(conflicts)}`,
       conflicts,
       false,
     );

@@ -60,7 +60,12 @@ export function describeEvent(event: ComposerStreamEvent): string | undefined {
   switch (event.type) {
     case 'status': {
       const error = typeof data.error === 'string' && data.error ? `: ${oneLine(data.error)}` : '';
-      return `● ${oneLine(String(data.status))}${error}\n`;
+      // A later attempt: its runner stopped (killed, or shut down) and another started over.
+      const again =
+        data.status === 'running' && typeof data.attempt === 'number' && data.attempt > 1
+          ? ` (attempt ${data.attempt}: its runner stopped, so it started over; what came before no longer counts)`
+          : '';
+      return `● ${oneLine(String(data.status))}${error}${again}\n`;
     }
     case 'step': {
       const text = oneLine(

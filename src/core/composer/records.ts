@@ -7,14 +7,14 @@ export interface Claim {
   attempt: number;
 }
 
-/** What a runner writes while it holds the claim. */
+/** What a runner writes while it holds the claim (null clears what an earlier attempt wrote). */
 export interface ComposerProgress {
   status?: ComposerStatus;
   model?: string;
-  plan?: ComposerPlan;
+  plan?: ComposerPlan | null;
   edits?: ComposerEdit[];
-  branch?: string;
-  commit?: string;
+  branch?: string | null;
+  commit?: string | null;
   pushed?: boolean;
   error?: string | null;
   summary?: string | null;

@@ -2,8 +2,8 @@
 // edit mode with the agent runtime, writes the result and ends it — every write only while
 // its claim holds. The store, not the queue, says who runs what (core/jobs/queue.ts): a
 // duplicated delivery finds the session claimed and returns; a runner that dies leaves a
-// lease that lapses, and the next claim takes the session over from the start (a pushed
-// branch is never pushed again). A heartbeat renews the lease and reads the cancel flag, so a
+// lease that lapses, and the next claim takes the session over from the start, clearing what
+// the dead attempt recorded (a pushed branch or a written plan is kept, and not made again). A heartbeat renews the lease and reads the cancel flag, so a
 // cancel asked of any process stops the session within one heartbeat.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { runLoop, TaskStop, TURN_MAX_TOKENS, type LoopEnd } from '../agents/loop
 import { GlobSet } from '../agents/scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from '../agents/scope/walk.ts';
 import { Toolbox } from '../agents/tools/index.ts';
-import { statusOf, trimText, type EndReason } from '../agents/types.ts';
+import { statusOf, trimText, type AgentBudgets, type EndReason } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { ChatProvider } from '../completion/chat.ts';
 import { WorkspacePaths } from '../workspace/paths.ts';
@@ -33,6 +33,8 @@ import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorks
 const SCOPE_FILES = 10_000;
 /** Characters of a step's text an event carries. */
 const EVENT_TEXT_CHARS = 500;
+/** What a session's second or later attempt clears before it starts: an attempt's result is its own. */
+const STARTED_OVER: ComposerProgress = { plan: null, edits: [], branch: null, commit: null, error: null, summary: null, steps: 0, tokens: 0 };
 
 export interface ComposerRunnerOptions {
   sessions: ComposerSessionRepository;
@@ -95,12 +97,17 @@ export class ComposerRunner {
    * returns at once otherwise. When `signal` aborts (the queue closes), the session stops and
    * is handed back: queued again, for any runner. Never rejects for the session's own failures
    * (they end it `failed`); rejects when the store cannot be reached.
+   *
+   * Answers whether it claimed the session: false when another runner has it, it has ended, or
+   * its user has `maxRunningPerUser` running. Only a run that claimed frees a user's slot, so
+   * only then is it worth looking for a held-back session (looking after a refused claim would
+   * find the same session and go round without end).
    */
-  async run(sessionId: string, signal?: AbortSignal): Promise<void> {
+  async run(sessionId: string, signal?: AbortSignal): Promise<boolean> {
     const now = this.clock.now();
     const limits = this.options.maxRunningPerUser ? { maxRunningPerUser: this.options.maxRunningPerUser() } : {};
     const claimed = await this.options.sessions.claim(sessionId, this.runnerId, now, now + this.leaseMs, limits);
-    if (!claimed) return;
+    if (!claimed) return false;
     const { record, claim } = claimed;
     const held: Held = { id: sessionId, claim, controller: new AbortController(), lost: false };
     this.held.set(sessionId, held);
@@ -116,6 +123,7 @@ export class ComposerRunner {
       signal?.removeEventListener('abort', handBack);
       this.held.delete(sessionId);
     }
+    return true;
   }
 
   /** Stops a session this process runs, at once (a cancel asked here); false when it runs elsewhere or not at all. */
@@ -163,13 +171,16 @@ export class ComposerRunner {
     let tree: Worktree | undefined;
     let scratch: string | undefined;
     try {
-      // Taken over after the branch was pushed: the work is done, only its end was not written.
+      // Taken over after the branch was pushed, or after the plan was written (with its event,
+      // in one transaction): the work is done, only its end was not written.
       if (record.pushed && record.edits) return await this.end(write, 'completed', null);
+      if (record.mode === 'plan' && record.plan) return await this.end(write, 'completed', null);
       // Cancelled while its runner was gone: end it without starting again.
       if (record.cancelRequested) return await this.end(write, 'cancelled', null);
       if (held.controller.signal.aborted) throw held.controller.signal.reason;
       const provider = this.options.providers.selectChat();
-      await write({ startedAt: this.now(), model: provider.name });
+      // A takeover starts over from a fresh copy: what an earlier attempt recorded is not this one's result.
+      await write({ startedAt: this.now(), model: provider.name, ...(record.attempt > 1 ? STARTED_OVER : {}) });
       await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
       if (record.workspace !== null) {
         workspace = await this.options.workspaces.get(record.workspace);
@@ -189,8 +200,11 @@ export class ComposerRunner {
           Math.min(TURN_MAX_TOKENS, record.budgets.maxTokens),
           AbortSignal.any([held.controller.signal, AbortSignal.timeout(record.budgets.timeoutSeconds * 1000)]),
         );
-        await write({ plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) });
-        await event('plan', { plan });
+        // The plan and its event together: a takeover finds both or neither.
+        await write(
+          { plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) },
+          { type: 'plan', data: { plan } },
+        );
         return await this.end(write, 'completed', null);
       }
       const end = await this.edit(record, held, provider, files, scope, inScope, write, event);
@@ -205,7 +219,7 @@ export class ComposerRunner {
           await event('push', { branch: tree.branch, commit });
         }
       }
-      await this.end(write, status, end.error ?? (status === 'failed' ? `The session stopped: ${end.reason}.` : null), end.summary);
+      await this.end(write, status, end.error ?? (status === 'failed' ? stoppedBecause(end.reason, record.budgets) : null), end.summary);
     } catch (error) {
       const reason = held.controller.signal.reason ?? error;
       if (held.lost || reason instanceof ClaimLost) return; // another runner has it now
@@ -314,6 +328,24 @@ export class ComposerRunner {
 
   private now(): string {
     return new Date(this.clock.now()).toISOString();
+  }
+}
+
+/** Why a session failed, in a user's words: which budget ran out and the setting that sets it. */
+function stoppedBecause(reason: EndReason, budgets: AgentBudgets): string {
+  switch (reason) {
+    case 'max_steps':
+      return `The session used its ${budgets.maxSteps} model turn${budgets.maxSteps === 1 ? '' : 's'} before it was done (agents.maxSteps).`;
+    case 'max_tokens':
+      return `The session used its ${budgets.maxTokens} tokens before it was done (agents.maxTokens).`;
+    case 'timeout':
+      return `The session ran past its ${budgets.timeoutSeconds} s before it was done (agents.timeoutSeconds).`;
+    case 'loop':
+      return 'The model kept repeating the same call with the same result.';
+    case 'unusable_answers':
+      return "The model's answers could not be acted on (malformed or unknown tool calls).";
+    default:
+      return `The session stopped: ${reason}.`;
   }
 }
 
