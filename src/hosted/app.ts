@@ -10,7 +10,7 @@ import { createHandlers, type HandlerServices } from './handlers/index.ts';
 import { registerOAuthRoutes } from './oauth/routes.ts';
 import { guardConnections, timeoutOptions } from '../http/connections.ts';
 import { trustedProxy } from '../http/trusted-proxies.ts';
-import { serverLogOptions, type LogDestination } from '../http/server-log.ts';
+import { serverLog, type LogDestination } from '../http/server-log.ts';
 import { registerValidation } from '../http/validation.ts';
 import { hostedFrameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { registerOnRequest } from './plugins/on-request.ts';
@@ -40,8 +40,9 @@ export interface HostedAppOptions {
 
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const errors = hostedFrameworkErrors();
+  const log = serverLog({ level: options.logLevel, destination: options.logDestination });
   const app = Fastify({
-    ...serverLogOptions({ level: options.logLevel, destination: options.logDestination }),
+    ...log.fastifyOptions,
     // A hop count is valid at run time (proxy-addr), though Fastify's types omit it.
     trustProxy: options.trustProxy as boolean | string[],
     bodyLimit: options.bodyLimit,
@@ -55,6 +56,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     onConstructorPoisoning: 'error',
     return503OnClosing: false,
   });
+  log.attach(app);
 
   const trusted = trustedProxy(options.trustProxy);
   // Behind a proxy every client arrives from its address: capping clients is the proxy's job.

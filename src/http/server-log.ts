@@ -10,9 +10,15 @@
 // - every other string a log call is given (messages, fields) redacted the same way.
 //
 // It is also cheap, as a server's default log must be: the request line is assembled by hand and
-// written in batches (log-destination.ts), and a request's own logger is made only if used.
+// written in batches (log-destination.ts), a request's own logger is made only if used, and
+// Fastify itself is given no logger: with one, it hangs two listeners and a closure on every
+// response to time it and report its end. The line is written instead from Node's own report
+// that a response finished (the diagnostics channel `http.server.response.finish`), which adds
+// nothing to a request but the report itself.
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import os from 'node:os';
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import { stdoutLog, type LogDestination } from './log-destination.ts';
 import { redactSecrets } from './redact-secrets.ts';
@@ -26,14 +32,26 @@ export interface ServerLogOptions {
   destination?: LogDestination;
 }
 
-type LoggingOptions = Pick<FastifyServerOptions, 'loggerInstance' | 'logController' | 'childLoggerFactory'>;
+type LoggingOptions = Pick<FastifyServerOptions, 'logController' | 'childLoggerFactory'>;
+
+/** A server's log: the options its Fastify app is made with, and what is wired once it exists. */
+export interface ServerLog {
+  /** Spread into `Fastify({...})`. */
+  fastifyOptions: LoggingOptions;
+  /** Gives the app its logger (`app.log`) and its request lines; call it right after `Fastify()`, before any hook. */
+  attach(app: FastifyInstance): void;
+}
 
 /**
- * The Fastify options that give a server its log. `silent` builds no logger at all: a pino
- * child logger per request costs time even when it writes nothing.
+ * A server's log. `silent` builds no logger at all: Fastify keeps its own that does nothing.
+ *
+ * @example
+ * const log = serverLog({ level: 'info' });
+ * const app = Fastify({ ...log.fastifyOptions, bodyLimit: 1024 });
+ * log.attach(app);
  */
-export function serverLogOptions(options: ServerLogOptions): LoggingOptions {
-  if (options.level === 'silent') return {};
+export function serverLog(options: ServerLogOptions): ServerLog {
+  if (options.level === 'silent') return { fastifyOptions: {}, attach: () => {} };
   const destination = options.destination ?? stdoutLog();
   // pino's default base, stated so that request lines (written without pino) carry it too.
   const base = { pid: process.pid, hostname: os.hostname() };
@@ -48,10 +66,49 @@ export function serverLogOptions(options: ServerLogOptions): LoggingOptions {
   );
   const requestLine = logger.isLevelEnabled('info') ? requestLineWriter(logger.levels.values.info!, base, destination) : undefined;
   return {
-    loggerInstance: logger as FastifyBaseLogger,
-    logController: new RequestLog(requestLine),
-    childLoggerFactory: (parent, bindings, childOptions) => new LazyChildLogger(parent as pino.Logger, bindings, childOptions) as unknown as FastifyBaseLogger,
+    fastifyOptions: {
+      logController: new RequestLog(),
+      // Fastify, given no logger, still asks for each request's: it is a child of ours.
+      childLoggerFactory: (_parent, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
+    },
+    attach(app) {
+      app.log = logger as FastifyBaseLogger;
+      if (requestLine) logRequests(app, requestLine);
+    },
   };
+}
+
+/** What a request line needs of a request, kept on Node's request object from the first hook until the response is done. */
+const REQUEST = Symbol('loom.request');
+const STARTED_AT = Symbol('loom.startedAt');
+
+// `upgrade`: Node sets it on a request that came through the server's 'upgrade' event (its types omit it).
+type TrackedMessage = IncomingMessage & { upgrade?: boolean; [REQUEST]?: FastifyRequest; [STARTED_AT]?: number };
+
+/**
+ * Writes a line for each response of `app`: every request is noted by the app's first hook, and
+ * its line written when Node reports the response finished. An upgrade's answer never comes back
+ * through Node's HTTP server (the WebSocket plugin answers it on the socket), so its line is
+ * written on its own response's `finish`.
+ */
+function logRequests(app: FastifyInstance, requestLine: RequestLineWriter): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw as TrackedMessage;
+    raw[REQUEST] = request;
+    raw[STARTED_AT] = performance.now();
+    if (raw.upgrade) reply.raw.once('finish', () => requestLine(raw, reply.raw));
+    done();
+  });
+  const server = app.server;
+  const finished = (message: unknown): void => {
+    const report = message as { request: TrackedMessage; response: ServerResponse; server: Server };
+    if (report.server === server) requestLine(report.request, report.response);
+  };
+  diagnosticsChannel.subscribe('http.server.response.finish', finished);
+  app.addHook('onClose', (_instance, done) => {
+    diagnosticsChannel.unsubscribe('http.server.response.finish', finished);
+    done();
+  });
 }
 
 /**
@@ -133,7 +190,7 @@ class LazyChildLogger {
   }
 }
 
-type RequestLineWriter = (request: FastifyRequest, reply: FastifyReply) => void;
+type RequestLineWriter = (request: TrackedMessage, response: ServerResponse) => void;
 
 /**
  * Writes a request's line in pino's format (level, time, pid, hostname, then its own fields),
@@ -158,7 +215,14 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
     }
     return text;
   };
-  return (request, reply) => {
+  const unnoted = `${bindings ? `,${bindings}` : ''},"method":`;
+  return (raw, response) => {
+    const request = raw[REQUEST];
+    if (request === undefined) {
+      // Answered before any hook (a URL that is not one): what the server knows is its status.
+      destination.write(head + Date.now() + unnoted + JSON.stringify(raw.method ?? '') + ',"status":' + response.statusCode + ',"msg":"request"}\n');
+      return;
+    }
     // The pattern the request matched (`/api/v1/keys/:id`); absent when no route matched, as
     // then the path is a string no route vetted.
     const route = request.routeOptions.url;
@@ -168,9 +232,9 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
         afterTime +
         quoteId(request.id) +
         middle(request.method, route) +
-        reply.statusCode +
+        response.statusCode +
         ',"ms":' +
-        hundredths(reply.elapsedTime) +
+        hundredths(performance.now() - raw[STARTED_AT]!) +
         ',"msg":"request"}\n',
     );
   };
@@ -197,21 +261,18 @@ function hundredths(ms: number): string {
 }
 
 /**
- * Fastify's request logging, replaced: no "incoming request" line, one line when the response
- * is done, and no line that repeats a request's URL (Fastify's own not-found line does).
+ * Fastify's request logging, replaced: no "incoming request" line, no "request completed" line
+ * (logRequests writes the one line a request gets), and no line that repeats a request's URL
+ * (Fastify's own not-found line does).
  */
 class RequestLog extends LogController {
-  constructor(private readonly requestLine: RequestLineWriter | undefined) {
-    super();
-  }
-
   override incomingRequest(): void {}
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  /** Called only where an onResponse hook makes Fastify watch responses; the line is logRequests' job. */
+  override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
     // An error here is the response stream's (the client went away mid-body); handlers' errors
     // were answered and logged by the error handler already.
     if (error) reply.log.warn({ err: error, status: reply.statusCode }, 'the response failed');
-    this.requestLine?.(request, reply);
   }
 
   /** Errors the default handler sends: 5xx are logged with the error, 4xx by the request line alone. */

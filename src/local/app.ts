@@ -7,7 +7,7 @@ import type { ConnectionLimits } from '../config/load.ts';
 import { hashToken } from '../core/identity/secrets.ts';
 import { guardConnections, timeoutOptions } from '../http/connections.ts';
 import { registerRequestFraming } from '../http/request-framing.ts';
-import { serverLogOptions, type LogDestination } from '../http/server-log.ts';
+import { serverLog, type LogDestination } from '../http/server-log.ts';
 import { registerValidation } from '../http/validation.ts';
 import { localFrameworkErrors, localRawAnswers, registerLocalErrors } from './errors.ts';
 import { createEventHub, type EventHub } from './events-socket.ts';
@@ -50,8 +50,9 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   const raw = localRawAnswers();
   // Router errors are answered before any hook runs; an upgrade's socket is closed after them.
   let upgrades: Upgrades | undefined;
+  const log = serverLog({ level: options.logLevel, destination: options.logDestination });
   const app = Fastify({
-    ...serverLogOptions({ level: options.logLevel, destination: options.logDestination }),
+    ...log.fastifyOptions,
     bodyLimit: 20 * 1024 * 1024,
     // Path segments are agent task ids (29 characters): a longer one is URI_TOO_LONG.
     routerOptions: { maxParamLength: 100 },
@@ -63,6 +64,7 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
     // On close, end keep-alive connections too: the desktop app quits promptly.
     forceCloseConnections: true,
   });
+  log.attach(app);
   // Every caller shares the loopback address: the cap bounds what all of them hold together.
   guardConnections(app.server, { limits: options.http, raw });
   registerValidation(app);

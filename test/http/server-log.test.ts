@@ -1,17 +1,36 @@
 // The servers' shared log (src/http/server-log.ts): one line per request of known-safe fields,
 // errors serialised as type, code, redacted message and stack, every other string redacted,
-// and nothing at all below the level. Checked through Fastify with the hosted error handler.
+// and nothing at all below the level. Checked through Fastify with the hosted error handler, over
+// real HTTP: the request line is written when Node reports a response finished, which a
+// request injected into the app (app.inject) never is.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from '../../src/hosted/plugins/errors.ts';
 import { redactSecrets } from '../../src/http/redact-secrets.ts';
-import { serverLogOptions } from '../../src/http/server-log.ts';
+import { serverLog } from '../../src/http/server-log.ts';
 import { captureLog, requestLines, Secrets } from '../support/log-lines.ts';
+
+/** A Fastify app with the servers' log, as the app builders make it. */
+function appWithLog(level: string, destination = captureLog(), extra: FastifyServerOptions = {}) {
+  const log = serverLog({ level, destination });
+  const app = Fastify({ ...log.fastifyOptions, ...extra });
+  log.attach(app);
+  return app;
+}
+
+/** Sends a request over HTTP to the app, listening on port 0, and reads the answer whole. */
+async function send(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<number> {
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address() as { port: number };
+  const response = await fetch(`http://127.0.0.1:${address.port}${url}`, { headers });
+  await response.arrayBuffer();
+  return response.status;
+}
 
 async function appLoggingAt(level: string) {
   const log = captureLog();
-  const app = Fastify(serverLogOptions({ level, destination: log }));
+  const app = appWithLog(level, log);
   registerErrorHandling(app);
   app.get('/items/:id', async () => ({ ok: true }));
   app.get('/fails', async () => {
@@ -31,12 +50,8 @@ async function appLoggingAt(level: string) {
 describe('the servers log', () => {
   it('writes one line per request: method, route pattern, status, time; never the URL, its query or a header', async () => {
     const { app, log } = await appLoggingAt('trace');
-    await app.inject({
-      method: 'GET',
-      url: '/items/item-secret-1?ticket=ticket-secret-2',
-      headers: { authorization: 'Bearer bearer-secret-3', cookie: 'loom_session=cookie-secret-4' },
-    });
-    await app.inject({ method: 'GET', url: '/nowhere/path-secret-5?code=code-secret-6' });
+    await send(app, '/items/item-secret-1?ticket=ticket-secret-2', { authorization: 'Bearer bearer-secret-3', cookie: 'loom_session=cookie-secret-4' });
+    await send(app, '/nowhere/path-secret-5?code=code-secret-6');
     await app.close();
     const requests = requestLines(log.lines());
     assert.deepEqual(
@@ -53,13 +68,40 @@ describe('the servers log', () => {
     assert.equal(log.lines().filter((line) => line.reqId === requests[0]!.reqId).length, 1, 'no "incoming request" line');
   });
 
+  it('logs a request answered before any route was looked for (a URL that does not decode) with its method and status only', async () => {
+    const log = captureLog();
+    const app = appWithLog('info', log);
+    app.get('/items/:id', async () => ({ ok: true }));
+    assert.equal(await send(app, '/items/%zz?code=code-secret-7'), 400);
+    await app.close();
+    const requests = requestLines(log.lines());
+    assert.deepEqual(
+      requests.map((line) => Object.keys(line)),
+      [['level', 'time', 'pid', 'hostname', 'method', 'status', 'msg']],
+    );
+    assert.deepEqual({ method: requests[0]!.method, status: requests[0]!.status }, { method: 'GET', status: 400 });
+    assert.ok(!log.text().join('\n').includes('code-secret-7'));
+  });
+
+  it('writes the lines of each server to its own log when two share a process (loom up)', async () => {
+    const [first, second] = [captureLog(), captureLog()];
+    const apps = [appWithLog('info', first), appWithLog('info', second)];
+    for (const app of apps) app.get('/items/:id', async () => ({ ok: true }));
+    await send(apps[0]!, '/items/1');
+    await send(apps[1]!, '/items/2');
+    await send(apps[1]!, '/items/3');
+    await Promise.all(apps.map((app) => app.close()));
+    assert.equal(requestLines(first.lines()).length, 1);
+    assert.equal(requestLines(second.lines()).length, 2);
+  });
+
   it('lays the request line out as pino does, and writes any request id and duration as JSON', async () => {
     const log = captureLog();
     const ids = ['req-1', 'odd "id"\\\n'];
-    const app = Fastify({ ...serverLogOptions({ level: 'info', destination: log }), genReqId: () => ids.shift()! });
+    const app = appWithLog('info', log, { genReqId: () => ids.shift()! });
     app.get('/items/:id', async () => ({ ok: true }));
-    await app.inject({ method: 'GET', url: '/items/1' });
-    await app.inject({ method: 'GET', url: '/items/2' });
+    await send(app, '/items/1');
+    await send(app, '/items/2');
     await app.close();
     const requests = requestLines(log.lines());
     assert.deepEqual(
@@ -79,8 +121,7 @@ describe('the servers log', () => {
 
   it('logs an unexpected error as type, code, redacted message and stack, and its cause; none of its other properties', async () => {
     const { app, log } = await appLoggingAt('info');
-    const response = await app.inject({ method: 'GET', url: '/fails' });
-    assert.equal(response.statusCode, 500);
+    assert.equal(await send(app, '/fails'), 500);
     await app.close();
     const [logged] = log.lines().filter((line) => line.err);
     assert.ok(logged, 'the error is logged');
@@ -116,10 +157,10 @@ describe('the servers log', () => {
 
   it('writes no request line above info, and builds no logger at all when silent', async () => {
     const warn = await appLoggingAt('warn');
-    await warn.app.inject({ method: 'GET', url: '/items/1' });
+    await send(warn.app, '/items/1');
     await warn.app.close();
     assert.deepEqual(warn.log.lines(), []);
-    const silent = Fastify(serverLogOptions({ level: 'silent' }));
+    const silent = appWithLog('silent');
     assert.equal(silent.log.level, undefined, 'Fastify without a logger');
     await silent.close();
   });
