@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { startComposerJobs } from '../../src/compose/composer.ts';
 import type { ComposerSessionRepository } from '../../src/core/composer/records.ts';
+import { queuedSession } from '../../src/core/composer/types.ts';
 import { OpenAiProvider } from '../../src/core/models/openai.ts';
 import { tempDir } from '../support/cli.ts';
 import { testConfig } from '../support/config.ts';
@@ -55,34 +56,19 @@ describe('composer sessions run in loom hosted (startComposerJobs)', () => {
 
     const create = async () => {
       const id = randomUUID();
-      await store.composerSessions.create({
-        id,
-        userId: 'ada',
-        prompt: 'Plan it',
-        files: ['a'],
-        mode: 'plan',
-        workspace: null,
-        attachments: [{ path: 'a', content: 'a\n' }],
-        status: 'queued',
-        budgets: { maxSteps: 5, maxTokens: 100_000, timeoutSeconds: 60 },
-        model: null,
-        plan: null,
-        edits: null,
-        branch: null,
-        commit: null,
-        pushed: false,
-        error: null,
-        summary: null,
-        steps: 0,
-        tokens: 0,
-        createdAt: new Date().toISOString(),
-        startedAt: null,
-        endedAt: null,
-        runner: null,
-        attempt: 0,
-        leaseUntil: null,
-        cancelRequested: false,
-      });
+      await store.composerSessions.create(
+        queuedSession({
+          id,
+          userId: 'ada',
+          prompt: 'Plan it',
+          files: ['a'],
+          mode: 'plan',
+          workspace: null,
+          attachments: [{ path: 'a', content: 'a\n' }],
+          budgets: { maxSteps: 5, maxTokens: 100_000, timeoutSeconds: 60 },
+          createdAt: new Date().toISOString(),
+        }),
+      );
       await jobs.queue.enqueue({ kind: 'composer', id });
       return id;
     };

@@ -2,37 +2,22 @@
 // on PostgreSQL (a fresh schema per test). Claims are what keep a session from running twice.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ComposerSessionRecord } from '../../src/core/composer/types.ts';
+import { queuedSession, type ComposerSessionRecord } from '../../src/core/composer/types.ts';
 import { openTestStore as open, STORE_DIALECTS } from '../support/store.ts';
 
 function session(n: number, overrides: Partial<ComposerSessionRecord> = {}): ComposerSessionRecord {
   return {
-    id: `00000000-0000-4000-8000-00000000000${n}`,
-    userId: 'user_1',
-    prompt: `Rename add to sum ${n} — ünï 🧵 "q" \\`,
-    files: ['src/**'],
-    mode: 'edit',
-    workspace: null,
-    attachments: [{ path: 'src/a.ts', content: 'export const a = 1;\n' }],
-    status: 'queued',
-    budgets: { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900 },
-    model: null,
-    plan: null,
-    edits: null,
-    branch: null,
-    commit: null,
-    pushed: false,
-    error: null,
-    summary: null,
-    steps: 0,
-    tokens: 0,
-    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-    startedAt: null,
-    endedAt: null,
-    runner: null,
-    attempt: 0,
-    leaseUntil: null,
-    cancelRequested: false,
+    ...queuedSession({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      userId: 'user_1',
+      prompt: `Rename add to sum ${n} — ünï 🧵 "q" \\`,
+      files: ['src/**'],
+      mode: 'edit',
+      workspace: null,
+      attachments: [{ path: 'src/a.ts', content: 'export const a = 1;\n' }],
+      budgets: { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900 },
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    }),
     ...overrides,
   };
 }

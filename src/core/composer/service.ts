@@ -10,7 +10,7 @@ import { LoomError } from '../errors.ts';
 import type { Job } from '../jobs/queue.ts';
 import { protectedName } from '../workspace/protected.ts';
 import type { ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
-import { ENDED_STATUSES, type ComposerAttachment, type ComposerEvent, type ComposerMode, type ComposerSessionRecord } from './types.ts';
+import { ENDED_STATUSES, queuedSession, type ComposerAttachment, type ComposerEvent, type ComposerMode, type ComposerSessionRecord } from './types.ts';
 
 /** Events read from the store per poll of a stream. */
 const EVENTS_PER_READ = 200;
@@ -96,7 +96,7 @@ export class ComposerService {
       throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
     }
     const now = new Date(this.clock.now()).toISOString();
-    const record: ComposerSessionRecord = {
+    const record = queuedSession({
       id: randomUUID(),
       userId,
       prompt: request.prompt,
@@ -104,26 +104,9 @@ export class ComposerService {
       mode: request.mode ?? 'edit',
       workspace,
       attachments,
-      status: 'queued',
       budgets: this.options.budgets(),
-      model: null,
-      plan: null,
-      edits: null,
-      branch: null,
-      commit: null,
-      pushed: false,
-      error: null,
-      summary: null,
-      steps: 0,
-      tokens: 0,
       createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      runner: null,
-      attempt: 0,
-      leaseUntil: null,
-      cancelRequested: false,
-    };
+    });
     await this.options.sessions.create(record);
     await this.options.sessions.appendEvent(record.id, { type: 'status', data: { status: 'queued' }, at: now });
     // Written first: a lost delivery is found again by the recovery scan.

@@ -80,6 +80,41 @@ export interface ComposerSessionRecord {
   cancelRequested: boolean;
 }
 
+/** What a session is made of when it is created: what the user asked, under which budgets. */
+export type NewComposerSession = Pick<
+  ComposerSessionRecord,
+  'id' | 'userId' | 'prompt' | 'files' | 'mode' | 'workspace' | 'attachments' | 'budgets' | 'createdAt'
+>;
+
+/**
+ * A session's record as it is first written: queued, nothing run, nobody holding it.
+ *
+ * @example
+ * await sessions.create(queuedSession({ id: randomUUID(), userId, prompt, files, mode: 'edit', workspace: null, attachments, budgets, createdAt: now }));
+ */
+export function queuedSession(session: NewComposerSession): ComposerSessionRecord {
+  return {
+    ...session,
+    status: 'queued',
+    model: null,
+    plan: null,
+    edits: null,
+    branch: null,
+    commit: null,
+    pushed: false,
+    error: null,
+    summary: null,
+    steps: 0,
+    tokens: 0,
+    startedAt: null,
+    endedAt: null,
+    runner: null,
+    attempt: 0,
+    leaseUntil: null,
+    cancelRequested: false,
+  };
+}
+
 /** A progress event, replayed to SSE clients from `seq` on. */
 export interface ComposerEvent {
   /** 1-based, per session: the SSE `id:`. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Claim } from '../../../src/core/composer/records.ts';
 import { ComposerRunner, contentHash } from '../../../src/core/composer/runner.ts';
-import type { ComposerSessionRecord } from '../../../src/core/composer/types.ts';
+import { queuedSession, type ComposerSessionRecord } from '../../../src/core/composer/types.ts';
 import { OpenAiProvider } from '../../../src/core/models/openai.ts';
 import type { Store } from '../../../src/store/index.ts';
 import { bareRepository, git } from '../../support/bare-repository.ts';
@@ -51,35 +51,20 @@ async function setUp(t: TestContext): Promise<Setup> {
   return { store, fake, runner, folder };
 }
 
-async function queuedSession(store: Store, fields: Partial<ComposerSessionRecord>): Promise<string> {
+async function createSession(store: Store, fields: Partial<ComposerSessionRecord>): Promise<string> {
   const id = randomUUID();
   await store.composerSessions.create({
-    id,
-    userId: 'user-1',
-    prompt: 'Fix the sign in add',
-    files: ['src/**'],
-    mode: 'edit',
-    workspace: null,
-    attachments: [{ path: 'src/add.ts', content: BEFORE }],
-    status: 'queued',
-    budgets: { maxSteps: 10, maxTokens: 100_000, timeoutSeconds: 60 },
-    model: null,
-    plan: null,
-    edits: null,
-    branch: null,
-    commit: null,
-    pushed: false,
-    error: null,
-    summary: null,
-    steps: 0,
-    tokens: 0,
-    createdAt: new Date().toISOString(),
-    startedAt: null,
-    endedAt: null,
-    runner: null,
-    attempt: 0,
-    leaseUntil: null,
-    cancelRequested: false,
+    ...queuedSession({
+      id,
+      userId: 'user-1',
+      prompt: 'Fix the sign in add',
+      files: ['src/**'],
+      mode: 'edit',
+      workspace: null,
+      attachments: [{ path: 'src/add.ts', content: BEFORE }],
+      budgets: { maxSteps: 10, maxTokens: 100_000, timeoutSeconds: 60 },
+      createdAt: new Date().toISOString(),
+    }),
     ...fields,
   });
   await store.composerSessions.appendEvent(id, { type: 'status', data: { status: 'queued' }, at: new Date().toISOString() });
@@ -108,7 +93,7 @@ function chatCalls(fake: FakeOpenAi): number {
 describe('a composer session taken over after its runner died', () => {
   it("starts over: the first attempt's edits, counters and words are not the result", async (t) => {
     const { store, fake, runner } = await setUp(t);
-    const id = await queuedSession(store, {});
+    const id = await createSession(store, {});
     const first = await diedAttempt(store, id);
     // The first attempt had edited the file and said something before it died.
     await store.composerSessions.update(id, first, {
@@ -145,7 +130,7 @@ describe('a composer session taken over after its runner died', () => {
 
   it('keeps the edits of the attempt that finished', async (t) => {
     const { store, fake, runner } = await setUp(t);
-    const id = await queuedSession(store, {});
+    const id = await createSession(store, {});
     const first = await diedAttempt(store, id);
     await store.composerSessions.update(id, first, {
       edits: [{ file: 'src/other.ts', action: 'created', diff: '+x\n', baseHash: null, content: 'x\n' }],
@@ -162,7 +147,7 @@ describe('a composer session taken over after its runner died', () => {
 
   it('a plan already written with its event: only the end is recorded, the model is not asked again', async (t) => {
     const { store, fake, runner } = await setUp(t);
-    const id = await queuedSession(store, { mode: 'plan' });
+    const id = await createSession(store, { mode: 'plan' });
     const first = await diedAttempt(store, id);
     // What the runner writes in one transaction: the plan and its event.
     await store.composerSessions.update(
@@ -183,7 +168,7 @@ describe('a composer session taken over after its runner died', () => {
 
   it('a plan session run to its end writes its plan event once', async (t) => {
     const { store, fake, runner } = await setUp(t);
-    const id = await queuedSession(store, { mode: 'plan' });
+    const id = await createSession(store, { mode: 'plan' });
     fake.chat.queue(says(JSON.stringify(PLAN)));
     await runner.run(id);
     const session = (await store.composerSessions.get(id))!;
@@ -196,7 +181,7 @@ describe('a composer session taken over after its runner died', () => {
     async function workspaceSession(t: TestContext, setup: Setup): Promise<{ id: string; bare: string; main: string }> {
       const { bare, main } = bareRepository(t, { 'src/add.ts': BEFORE });
       await setup.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: 'main', push: true, createdAt: new Date().toISOString() });
-      const id = await queuedSession(setup.store, { workspace: 'app', attachments: [] });
+      const id = await createSession(setup.store, { workspace: 'app', attachments: [] });
       return { id, bare, main };
     }
 
