@@ -3,10 +3,9 @@
 // one command, calls tab completion with it, and is refused once it is revoked), then what the
 // commands print.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { UserDirectory } from '../../src/core/identity/users.ts';
-import { startLoom, type RunningLoom } from '../support/cli.ts';
+import { startLoom, type RunningLoom, unusedPort } from '../support/cli.ts';
 import { BACKENDS, install, type Install } from '../support/install.ts';
 import { openTestStore } from '../support/store.ts';
 
@@ -18,17 +17,6 @@ function tabComplete(url: string, key: string) {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ language: 'typescript', prefix: 'const total = items.reduce((sum, item) => sum + ', suffix: '\n', filePath: 'src/cart.ts' }),
-  });
-}
-
-/** A port nobody listens on now; the server may still lose it to another process (then: another). */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

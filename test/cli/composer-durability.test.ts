@@ -2,22 +2,11 @@
 // right after the answer: the restarted server finds it in the store (queued, or running under
 // a lease that lapsed) and runs it; `loom admin workspaces` registers, lists and removes.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { startLoom, type RunningLoom } from '../support/cli.ts';
+import { startLoom, type RunningLoom, unusedPort } from '../support/cli.ts';
 import { BACKENDS, install, type Install } from '../support/install.ts';
 import { startFakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
-
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `loom hosted` on the install's fixed port (the key's audience names it), retried if another process took the port. */
 async function hosted(t: TestContext, site: Install): Promise<RunningLoom> {

@@ -11,10 +11,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { installedEnv, ROOT, startLoom, tempDir, type RunningLoom } from '../support/cli.ts';
+import { installedEnv, ROOT, startLoom, tempDir, type RunningLoom, unusedPort } from '../support/cli.ts';
 import { waitFor } from '../support/wait.ts';
 
 const RUNS = '<!-- example: runs -->';
@@ -57,17 +56,6 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | 
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A port nobody listens on now; the server may still lose it to another process (then: another). */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

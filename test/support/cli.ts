@@ -2,6 +2,7 @@
 // holds none of the developer's Loom, database or Redis settings and no real config file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -133,4 +134,20 @@ export function startLoom(t: TestContext, args: string[], env: NodeJS.ProcessEnv
 /** True when the text holds a JavaScript stack frame (`    at fn (file:line:col)`). */
 export function hasStackTrace(text: string): boolean {
   return /^\s+at .+[:(]/m.test(text);
+}
+
+/**
+ * A port nobody listens on now, for a server whose public URL must name its port before it
+ * starts; the server may still lose it to another process (a test then tries another).
+ *
+ * @example env.LOOM_HOSTED_PORT = String(await unusedPort());
+ */
+export function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
