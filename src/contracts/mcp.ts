@@ -64,6 +64,19 @@ export function toolInputSchema(owner: string, parts: readonly RequestPart[]): R
 }
 
 /**
+ * A tool's arguments as a reference table shows them: `name`, or `name?` when optional;
+ * `nothing` when it takes none.
+ *
+ * @example toolArgumentsInWords('getAgentStatus', requestParts({ params: AgentTaskParams })); // '`taskId`'
+ */
+export function toolArgumentsInWords(owner: string, parts: readonly RequestPart[]): string {
+  const schema = toolInputSchema(owner, parts) as ObjectSchema;
+  const required = new Set(schema.required ?? []);
+  const fields = Object.keys(schema.properties ?? {}).map((name) => `\`${name}${required.has(name) ? '' : '?'}\``);
+  return fields.length ? fields.join(', ') : 'nothing';
+}
+
+/**
  * A tool's `outputSchema`: the success schema, which must describe an object (MCP's
  * `structuredContent` is one).
  *

@@ -2,7 +2,7 @@
 // `<!-- generated:desktop-tools -->` markers; `npm run docs:api` rewrites it, and
 // test/mcp/reference-docs.test.ts fails when the file and the route table disagree).
 import { localRoutes, type LocalRoute } from '../contracts/local-routes.ts';
-import { requestParts, toolInputSchema } from '../contracts/mcp.ts';
+import { requestParts, toolArgumentsInWords } from '../contracts/mcp.ts';
 
 /**
  * The generated tables of docs/mcp.md, by marker name.
@@ -12,17 +12,15 @@ import { requestParts, toolInputSchema } from '../contracts/mcp.ts';
 export function desktopMcpTables(): Map<string, string> {
   const rows = (localRoutes as readonly LocalRoute[])
     .filter((route) => route.mcpTool)
-    .map((route) => [`\`${route.mcpTool}\``, `\`${route.method} ${route.path}\``, takes(route), route.summary, route.method === 'GET' ? 'yes' : 'no']);
+    .map((route) => [
+      `\`${route.mcpTool}\``,
+      `\`${route.method} ${route.path}\``,
+      toolArgumentsInWords(route.id, requestParts(route.request)),
+      route.summary,
+      route.method === 'GET' ? 'yes' : 'no',
+    ]);
   const lines = [['Tool', 'Route', 'Takes', 'What it does', 'Read-only'], ['---', '---', '---', '---', '---'], ...rows].map(
     (cells) => `| ${cells.join(' | ')} |`,
   );
   return new Map([['desktop-tools', lines.join('\n')]]);
-}
-
-/** The arguments, `name?` when optional; `nothing` when there are none. */
-function takes(route: LocalRoute): string {
-  const schema = toolInputSchema(route.id, requestParts(route.request)) as { properties?: Record<string, unknown>; required?: string[] };
-  const required = new Set(schema.required ?? []);
-  const fields = Object.keys(schema.properties ?? {}).map((name) => `\`${name}${required.has(name) ? '' : '?'}\``);
-  return fields.length ? fields.join(', ') : 'nothing';
 }

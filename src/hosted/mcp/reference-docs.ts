@@ -2,7 +2,7 @@
 // (between `<!-- generated:hosted-tools -->` markers; `npm run docs:api` rewrites it, and
 // test/hosted/mcp/reference-docs.test.ts fails when the file and the operation table disagree).
 import type { OperationAuth } from '../../contracts/auth.ts';
-import { requestParts, toolInputSchema } from '../../contracts/mcp.ts';
+import { requestParts, toolArgumentsInWords } from '../../contracts/mcp.ts';
 import { operations, type AnyOperation } from '../../contracts/operations.ts';
 
 /**
@@ -13,18 +13,19 @@ import { operations, type AnyOperation } from '../../contracts/operations.ts';
 export function hostedMcpTables(): Map<string, string> {
   const rows = (operations as readonly AnyOperation[]).flatMap((operation) => {
     const name = (operation as { mcpTool?: string }).mcpTool;
-    return name ? [[`\`${name}\``, operation.operationId, takes(operation), whoMayCall(operation.auth as OperationAuth)]] : [];
+    return name
+      ? [
+          [
+            `\`${name}\``,
+            operation.operationId,
+            toolArgumentsInWords(operation.operationId, requestParts(operation.request)),
+            whoMayCall(operation.auth as OperationAuth),
+          ],
+        ]
+      : [];
   });
   const lines = [['Tool', 'Operation', 'Takes', 'Who may call it'], ['---', '---', '---', '---'], ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   return new Map([['hosted-tools', lines.join('\n')]]);
-}
-
-/** The arguments, `name?` when optional; `nothing` when there are none. */
-function takes(operation: AnyOperation): string {
-  const schema = toolInputSchema(operation.operationId, requestParts(operation.request)) as { properties?: Record<string, unknown>; required?: string[] };
-  const required = new Set(schema.required ?? []);
-  const fields = Object.keys(schema.properties ?? {}).map((name) => `\`${name}${required.has(name) ? '' : '?'}\``);
-  return fields.length ? fields.join(', ') : 'nothing';
 }
 
 /** The operation's rule in words: `anyone; or a token with read:downloads, or an API key`. */
