@@ -1,9 +1,10 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { createPrivateFile, ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
 import { migrations } from './migrations/index.ts';
+import { OwnSchemaPostgresDialect } from './own-schema-dialect.ts';
 import type { Database, Dialect } from './schema.ts';
 
 export interface StoreOptions {
@@ -35,7 +36,7 @@ export function openDatabase(options: StoreOptions, warn: ModeWarning = () => {}
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
     url.password = '';
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', location: url.toString() };
+    return { db: new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) }), dialect: 'postgres', location: url.toString() };
   }
   ensurePrivateDir(options.dataDir, warn);
   const file = path.join(options.dataDir, SQLITE_FILE);
