@@ -1,7 +1,7 @@
 // How long a client may take to send a request, how long an idle keep-alive connection stays
 // open, and how many connections one client may hold: so that a few slow or greedy clients
 // cannot exhaust a server's sockets. Shared by the hosted and the local server.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { ConnectionLimits } from '../config/load.ts';
@@ -63,6 +63,8 @@ export function timeoutOptions(limits: ConnectionLimits): Pick<FastifyServerOpti
   };
 }
 
+const UPGRADED = Symbol('upgraded');
+
 export interface ConnectionCap {
   max: number;
   /** Peers that are not capped: trusted proxies carry the connections of many clients. */
@@ -84,10 +86,15 @@ export interface ConnectionCap {
  */
 export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { connections(address: string): number } {
   const byPeer = new Map<string, Set<Socket>>();
-  // Requests being answered on a connection; absent until its first request arrives.
-  const inFlight = new WeakMap<Socket, number>();
-  const begin = (socket: Socket) => inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-  const finish = (socket: Socket) => inFlight.set(socket, Math.max(0, (inFlight.get(socket) ?? 1) - 1));
+  // A connection's latest request's response, or UPGRADED; absent until its first request
+  // arrives. Responses go out in order, so the connection is idle once the latest one is done:
+  // asked when a connection must be closed to make room, never kept up per request (a listener
+  // on every response cost more than the rest of this guard).
+  const latest = new WeakMap<Socket, ServerResponse | typeof UPGRADED>();
+  const idle = (socket: Socket): boolean => {
+    const response = latest.get(socket);
+    return response !== undefined && response !== UPGRADED && (response.writableFinished || response.destroyed);
+  };
 
   const admit = (socket: Socket): boolean => {
     const address = socket.remoteAddress;
@@ -95,10 +102,10 @@ export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { c
     let sockets = byPeer.get(address);
     if (!sockets) byPeer.set(address, (sockets = new Set()));
     if (sockets.size >= cap.max) {
-      const idle = [...sockets].find((held) => inFlight.get(held) === 0);
-      if (!idle) return false;
-      sockets.delete(idle);
-      idle.destroy();
+      const oldestIdle = [...sockets].find(idle);
+      if (!oldestIdle) return false;
+      sockets.delete(oldestIdle);
+      oldestIdle.destroy();
     }
     const held = sockets;
     held.add(socket);
@@ -118,12 +125,16 @@ export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { c
     }
     for (const read of readers) read.call(server, socket);
   });
-  server.on('request', (request, response) => {
-    begin(request.socket);
-    response.once('close', () => finish(request.socket));
+  // Noted in front of the server's own handler rather than as a second listener: an event with
+  // several listeners copies their list on every emit.
+  const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    latest.set(request.socket, response);
+    for (const handle of handlers) handle.call(server, request, response);
   });
   // An upgraded connection is busy for as long as it lives; a refused upgrade is closed at once.
-  server.on('upgrade', (_request, socket: Socket) => begin(socket));
+  server.on('upgrade', (_request, socket: Socket) => latest.set(socket, UPGRADED));
 
   return { connections: (address) => byPeer.get(address)?.size ?? 0 };
 }

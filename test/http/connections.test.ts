@@ -1,0 +1,90 @@
+// The per-client connection cap on a plain HTTP server: which connection counts as idle.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net, { type Socket } from 'node:net';
+import { test, type TestContext } from 'node:test';
+import { capConnectionsPerClient } from '../../src/http/connections.ts';
+import { waitFor } from '../support/wait.ts';
+
+const HANG_MS = 20_000;
+
+/** A server capped at one connection per client whose `/hold` answers only when released. */
+async function cappedServer(t: TestContext) {
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((request, response) => {
+    if (request.url === '/hold') held.push(response);
+    else response.end('ok');
+  });
+  // Upgraded connections are the test's to end: the server no longer counts them.
+  const upgraded: Socket[] = [];
+  server.on('upgrade', (_request, socket: Socket) => upgraded.push(socket));
+  const refused: Socket[] = [];
+  capConnectionsPerClient(server, { max: 1, exempt: () => false, refuse: (socket) => (refused.push(socket), socket.destroy()) });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => (upgraded.forEach((socket) => socket.destroy()), server.closeAllConnections(), server.close(() => resolve()))));
+  return { port: (server.address() as net.AddressInfo).port, held, refused };
+}
+
+/** A client connection that records whether the server closed it and what it answered. */
+async function connect(port: number) {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const state = { socket, received: '', closed: false };
+  socket.on('data', (chunk) => (state.received += chunk.toString('latin1')));
+  socket.on('close', () => (state.closed = true));
+  socket.on('error', () => {});
+  return state;
+}
+
+test('a connection whose answer is still being written is never closed to make room; once answered, it is', { timeout: HANG_MS * 2 }, async (t) => {
+  const server = await cappedServer(t);
+  const busy = await connect(server.port);
+  busy.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+  await waitFor(() => server.held.length === 1, HANG_MS);
+
+  const second = await connect(server.port);
+  await waitFor(() => second.closed, HANG_MS);
+  assert.equal(server.refused.length, 1, 'refused: the only connection is busy');
+  assert.equal(busy.closed, false);
+
+  server.held[0]!.end('done');
+  await waitFor(() => busy.received.includes('done'), HANG_MS);
+  const third = await connect(server.port);
+  third.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  await waitFor(() => busy.closed && third.received.endsWith('ok'), HANG_MS);
+  assert.equal(server.refused.length, 1, 'the answered connection made room');
+  third.socket.destroy();
+});
+
+for (const [kind, request] of [
+  ['has not sent a whole request', 'GET / HTTP/1.1\r\nHo'],
+  ['was upgraded', 'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n'],
+] as const) {
+  test(`a connection that ${kind} is never idle`, { timeout: HANG_MS * 2 }, async (t) => {
+    const server = await cappedServer(t);
+    const first = await connect(server.port);
+    first.socket.write(request);
+    // Another connection is refused for as long as the first one is there.
+    const second = await connect(server.port);
+    await waitFor(() => second.closed, HANG_MS);
+    assert.equal(server.refused.length, 1);
+    assert.equal(first.closed, false);
+    first.socket.destroy();
+  });
+}
+
+test('pipelined requests: the connection is idle only when the last answer is done', { timeout: HANG_MS * 2 }, async (t) => {
+  const server = await cappedServer(t);
+  const pipelined = await connect(server.port);
+  pipelined.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+  await waitFor(() => server.held.length === 1, HANG_MS);
+  const second = await connect(server.port);
+  await waitFor(() => second.closed, HANG_MS);
+  assert.equal(server.refused.length, 1, 'the first answer is done, the second is not: busy');
+  server.held[0]!.end('done');
+  await waitFor(() => pipelined.received.endsWith('done'), HANG_MS);
+  const third = await connect(server.port);
+  await waitFor(() => pipelined.closed, HANG_MS);
+  assert.equal(server.refused.length, 1);
+  third.socket.destroy();
+});
