@@ -55,8 +55,8 @@ export function openDatabase(options: StoreOptions, warn: ModeWarning = () => {}
 /** Brings the schema up to date; safe to run on every start and from several processes. */
 export async function migrateToLatest(opened: OpenedDatabase): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(opened.dialect) };
-  // Kysely looks for its bookkeeping tables in every schema it can see; pin them to ours, or a
-  // database holding several Loom schemas would find another schema's tables.
+  // Kysely's bookkeeping tables are pinned to our schema, where the introspector looks for them
+  // (own-schema-dialect.ts): a database may hold several Loom schemas, each with its own.
   const migrationTableSchema =
     opened.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db: opened.db, provider, migrationTableSchema });
