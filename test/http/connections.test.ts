@@ -36,24 +36,38 @@ async function connect(port: number) {
   return state;
 }
 
+type CappedServer = Awaited<ReturnType<typeof cappedServer>>;
+type Client = Awaited<ReturnType<typeof connect>>;
+
+/** Another connection from the same client is refused: the one it has is busy. */
+async function assertAnotherRefused(server: CappedServer, busy: Client): Promise<void> {
+  const before = server.refused.length;
+  const another = await connect(server.port);
+  await waitFor(() => another.closed, HANG_MS);
+  assert.equal(server.refused.length, before + 1, 'refused: the only connection is busy');
+  assert.equal(busy.closed, false);
+}
+
+/** Another connection from the same client is let in, and served, by closing `idle`. */
+async function assertRoomMadeBy(server: CappedServer, idle: Client): Promise<void> {
+  const before = server.refused.length;
+  const another = await connect(server.port);
+  another.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  await waitFor(() => idle.closed && another.received.endsWith('ok'), HANG_MS);
+  assert.equal(server.refused.length, before, 'the idle connection made room');
+  another.socket.destroy();
+}
+
 test('a connection whose answer is still being written is never closed to make room; once answered, it is', { timeout: HANG_MS * 2 }, async (t) => {
   const server = await cappedServer(t);
   const busy = await connect(server.port);
   busy.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
   await waitFor(() => server.held.length === 1, HANG_MS);
-
-  const second = await connect(server.port);
-  await waitFor(() => second.closed, HANG_MS);
-  assert.equal(server.refused.length, 1, 'refused: the only connection is busy');
-  assert.equal(busy.closed, false);
+  await assertAnotherRefused(server, busy);
 
   server.held[0]!.end('done');
-  await waitFor(() => busy.received.includes('done'), HANG_MS);
-  const third = await connect(server.port);
-  third.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-  await waitFor(() => busy.closed && third.received.endsWith('ok'), HANG_MS);
-  assert.equal(server.refused.length, 1, 'the answered connection made room');
-  third.socket.destroy();
+  await waitFor(() => busy.received.endsWith('done'), HANG_MS);
+  await assertRoomMadeBy(server, busy);
 });
 
 for (const [kind, request] of [
@@ -64,11 +78,7 @@ for (const [kind, request] of [
     const server = await cappedServer(t);
     const first = await connect(server.port);
     first.socket.write(request);
-    // Another connection is refused for as long as the first one is there.
-    const second = await connect(server.port);
-    await waitFor(() => second.closed, HANG_MS);
-    assert.equal(server.refused.length, 1);
-    assert.equal(first.closed, false);
+    await assertAnotherRefused(server, first);
     first.socket.destroy();
   });
 }
@@ -78,13 +88,10 @@ test('pipelined requests: the connection is idle only when the last answer is do
   const pipelined = await connect(server.port);
   pipelined.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
   await waitFor(() => server.held.length === 1, HANG_MS);
-  const second = await connect(server.port);
-  await waitFor(() => second.closed, HANG_MS);
-  assert.equal(server.refused.length, 1, 'the first answer is done, the second is not: busy');
+  // The first answer is done, the second is not: busy.
+  await assertAnotherRefused(server, pipelined);
+
   server.held[0]!.end('done');
   await waitFor(() => pipelined.received.endsWith('done'), HANG_MS);
-  const third = await connect(server.port);
-  await waitFor(() => pipelined.closed, HANG_MS);
-  assert.equal(server.refused.length, 1);
-  third.socket.destroy();
+  await assertRoomMadeBy(server, pipelined);
 });
