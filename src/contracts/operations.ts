@@ -174,7 +174,7 @@ export const submitFeedback = defineOperation({
   auth: { oauth2: ['write:feedback'], anonymous: true },
   request: { body: FeedbackRequest, contentTypes: ['application/json'] },
   success: { status: 201, description: 'Stored.', schema: FeedbackStored },
-  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'store_unavailable', 'unsupported_version'],
+  errors: ['validation_error', 'store_unavailable', 'unsupported_version'],
 });
 
 export const startCodeHostAuth = defineOperation({
@@ -227,7 +227,6 @@ export const exchangeToken = defineOperation({
     'invalid_scope',
     'invalid_client',
     'validation_error',
-    'unsupported_media_type',
     'unsupported_version',
   ],
   aliases: ['/auth/token'],
@@ -247,17 +246,7 @@ export const tabComplete = defineOperation({
   auth: { oauth2: ['read:tab'], bearer: true },
   request: { body: TabCompleteRequest, contentTypes: ['application/json'] },
   success: { status: 200, description: 'The completion.', schema: TabCompletion },
-  errors: [
-    'validation_error',
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'unknown_model',
-    'model_failed',
-    'model_unavailable',
-    'model_timeout',
-    'unsupported_version',
-  ],
+  errors: ['validation_error', 'unknown_model', 'model_failed', 'model_unavailable', 'model_timeout', 'unsupported_version'],
 });
 
 const COMPOSER_AUTH = { oauth2: ['write:composer'], bearer: true } as const satisfies OperationAuth;
@@ -276,7 +265,7 @@ export const createComposerSession = defineOperation({
   request: { body: ComposerSessionRequest, contentTypes: ['application/json'] },
   bodyLimit: COMPOSER_BODY_LIMIT,
   success: { status: 201, description: 'The session is stored and queued.', schema: ComposerSessionCreated },
-  errors: ['validation_error', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'model_unavailable', 'store_unavailable', 'unsupported_version'],
+  errors: ['validation_error', 'model_unavailable', 'store_unavailable', 'unsupported_version'],
 });
 
 export const getComposerSession = defineOperation({

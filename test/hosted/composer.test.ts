@@ -159,6 +159,35 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(((await again.json()) as any).status, 'cancelled');
   });
 
+  it('cancel takes no body, but a body sent to it is read: bad JSON is 400 invalid_json, a type it cannot read 415, both as documented, and nothing is cancelled', async () => {
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    const res = await createSession(hosted, key, { prompt: 'Hold', files: ['a.txt'], attachments: [{ path: 'a.txt', content: 'a\n' }] });
+    const { sessionId } = (await res.json()) as any;
+    await fake.chat.held();
+    const send = (contentType: string, body: string) =>
+      fetch(`${hosted.url}${SESSION}/${sessionId}/cancel`, { method: 'POST', headers: { ...bearer(key), 'content-type': contentType }, body });
+    const documented = (await (await fetch(`${hosted.url}/openapi.json`)).json()) as any;
+    const path = Object.keys(documented.paths).find((key) => key.endsWith('/composer/session/{sessionId}/cancel'))!;
+    const responses = documented.paths[path].post.responses;
+    try {
+      for (const [contentType, body, status, code] of [
+        ['application/json', '{"oops', 400, 'invalid_json'],
+        ['application/xml', '<cancel/>', 415, 'unsupported_media_type'],
+      ] as const) {
+        const answer = await send(contentType, body);
+        assert.equal(answer.status, status);
+        assert.equal(((await answer.json()) as any).error, code);
+        assert.ok(JSON.stringify(responses[status]).includes(code), `${code} is documented for ${status}`);
+      }
+      assert.equal((await getSession(hosted, key, sessionId)).body.status, 'running');
+      // A body it can read is ignored.
+      assert.equal((await send('application/json', '{}')).status, 200);
+    } finally {
+      fake.chat.release();
+    }
+    assert.equal((await ended(hosted, key, sessionId)).status, 'cancelled');
+  });
+
   it('runs on a registered git workspace: a branch loom/composer/<id> with the commit, pushed back', async (t) => {
     const { bare } = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
     await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
