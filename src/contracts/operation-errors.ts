@@ -1,6 +1,7 @@
 // The error codes a hosted operation can answer with, derived from its entry in the operation
 // table: the codes it declares, those its `auth` implies, those reading a POST's body implies,
-// uri_too_long where it has path parameters, and the universal ones. OpenAPI and docs/api.md both list them from here.
+// uri_too_long where it has path parameters, and the universal ones. OpenAPI and docs/api.md
+// both list them from here.
 import type { OperationAuth } from './auth.ts';
 import type { ErrorCode } from './errors.ts';
 import type { Operation } from './operations.ts';
@@ -38,13 +39,17 @@ export function authErrors(auth: OperationAuth): ErrorCode[] {
 
 /**
  * What reading a POST's body can answer before the operation sees it, derived from the content
- * types it takes: too large, a type it does not take (or that no parser reads), and JSON that
- * does not parse where JSON is read. An operation that takes no body still has one read when a
- * client sends it (Fastify reads it before any handler), so these apply to every POST.
+ * types it takes (JSON when it names none): too large, a type it does not take (or that no
+ * parser reads), and JSON that does not parse where JSON is read. An operation or local route
+ * that takes no body still has one read when a client sends it (Fastify reads it before any
+ * handler), so these apply to every POST of either API.
+ *
+ * @example
+ * bodyErrors(exchangeToken); // ['payload_too_large', 'unsupported_media_type']: it takes forms only
  */
-export function bodyErrors(operation: Operation): ErrorCode[] {
-  if (operation.method !== 'POST') return [];
-  const contentTypes = (operation.request as { contentTypes?: readonly string[] }).contentTypes;
+export function bodyErrors(endpoint: { method: string; request: object }): ErrorCode[] {
+  if (endpoint.method !== 'POST') return [];
+  const { contentTypes } = endpoint.request as { contentTypes?: readonly string[] };
   // Declared types are checked before the body is read (routes/operations.ts): JSON is then parsed only where declared.
   const readsJson = contentTypes === undefined || contentTypes.includes('application/json');
   return ['payload_too_large', 'unsupported_media_type', ...(readsJson ? (['invalid_json'] as const) : [])];

@@ -5,7 +5,7 @@ import { localCode, LocalErrorBody, type OpenApiDocument } from '../contracts/lo
 import { bodyOptional, LOCAL_TAGS, localRoutes, type LocalRoute, type LocalRouteAccess } from '../contracts/local-routes.ts';
 import { plainSchema } from '../contracts/schema-helpers.ts';
 import { errorResponses, parametersOf, pathsOf, RATE_LIMIT_HEADERS, rateLimitHeaders, type Json } from '../http/openapi.ts';
-import { UNIVERSAL_ERRORS } from '../contracts/operation-errors.ts';
+import { bodyErrors, UNIVERSAL_ERRORS } from '../contracts/operation-errors.ts';
 import { windowCookieName } from './window/sign-in.ts';
 
 /**
@@ -68,8 +68,7 @@ export function localRouteErrors(route: LocalRoute): ErrorCode[] {
   if (request.params || request.query || request.body) codes.push('validation_error');
   // A path segment names a resource (not_found when it cannot exist); one longer than the router takes is uri_too_long.
   if (request.params) codes.push('not_found', 'uri_too_long');
-  // A POST's body is read whether or not the route takes one (and must then be JSON).
-  if (route.method === 'POST') codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
+  codes.push(...bodyErrors(route));
   if (route.websocket) codes.push('upgrade_required');
   if (route.emits?.length) codes.push('store_unavailable');
   codes.push('forbidden', ...UNIVERSAL_ERRORS);
