@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { invalidParams } from '../contracts/mcp-requests.ts';
+import { invalidParams } from './request-params.ts';
 import type { LocalTool } from './local-tools.ts';
 
 export interface StdioServerOptions {
@@ -62,7 +62,7 @@ export async function serveStdio(options: StdioServerOptions): Promise<RunningSt
 }
 
 /**
- * Answers a request whose params its method does not take with -32602 (contracts/mcp-requests.ts)
+ * Answers a request whose params its method does not take with -32602 (request-params.ts)
  * instead of handing it to the SDK, which would answer -32603. Sent through `transport.send` as
  * it is when the request arrives, so that answerBeforeClosing sees the answer go out.
  */

@@ -6,7 +6,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { invalidParams } from '../../contracts/mcp-requests.ts';
+import { invalidParams } from '../../mcp/request-params.ts';
 import type { CallContext, McpTool } from './tools.ts';
 
 export interface ProtocolAnswer {

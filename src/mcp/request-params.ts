@@ -2,7 +2,9 @@
 // tools/call), checked before the SDK sees them. The SDK (v1) checks them too, but reports a
 // failure as -32603 "Internal error" with a dump of the schema library's issues, which tells a
 // client its own mistake is the server's; JSON-RPC's code for it is -32602 "Invalid params".
-// Apart from contracts/mcp.ts so that what imports the MCP path does not load the SDK.
+// Shared by both MCP servers (loom mcp over stdio, the hosted /mcp); here rather than in
+// contracts, which depend on no library, and apart from the rest of src/mcp so that what
+// imports it loads the SDK's types alone.
 import {
   CallToolRequestSchema,
   ErrorCode,
