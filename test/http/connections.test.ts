@@ -58,17 +58,23 @@ async function assertRoomMadeBy(server: CappedServer, idle: Client): Promise<voi
   another.socket.destroy();
 }
 
-test('a connection whose answer is still being written is never closed to make room; once answered, it is', { timeout: HANG_MS * 2 }, async (t) => {
-  const server = await cappedServer(t);
-  const busy = await connect(server.port);
-  busy.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
-  await waitFor(() => server.held.length === 1, HANG_MS);
-  await assertAnotherRefused(server, busy);
+for (const [kind, requests] of [
+  ['whose answer is still being written', 'GET /hold HTTP/1.1\r\nHost: x\r\n\r\n'],
+  // The first answer is done, the second is not: busy.
+  ['with pipelined requests, the last not yet answered', 'GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /hold HTTP/1.1\r\nHost: x\r\n\r\n'],
+] as const) {
+  test(`a connection ${kind} is never closed to make room; once answered, it is`, { timeout: HANG_MS * 2 }, async (t) => {
+    const server = await cappedServer(t);
+    const busy = await connect(server.port);
+    busy.socket.write(requests);
+    await waitFor(() => server.held.length === 1, HANG_MS);
+    await assertAnotherRefused(server, busy);
 
-  server.held[0]!.end('done');
-  await waitFor(() => busy.received.endsWith('done'), HANG_MS);
-  await assertRoomMadeBy(server, busy);
-});
+    server.held[0]!.end('done');
+    await waitFor(() => busy.received.endsWith('done'), HANG_MS);
+    await assertRoomMadeBy(server, busy);
+  });
+}
 
 for (const [kind, request] of [
   ['has not sent a whole request', 'GET / HTTP/1.1\r\nHo'],
@@ -82,16 +88,3 @@ for (const [kind, request] of [
     first.socket.destroy();
   });
 }
-
-test('pipelined requests: the connection is idle only when the last answer is done', { timeout: HANG_MS * 2 }, async (t) => {
-  const server = await cappedServer(t);
-  const pipelined = await connect(server.port);
-  pipelined.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
-  await waitFor(() => server.held.length === 1, HANG_MS);
-  // The first answer is done, the second is not: busy.
-  await assertAnotherRefused(server, pipelined);
-
-  server.held[0]!.end('done');
-  await waitFor(() => pipelined.received.endsWith('done'), HANG_MS);
-  await assertRoomMadeBy(server, pipelined);
-});
