@@ -60,7 +60,8 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
 
   const trusted = trustedProxy(options.trustProxy);
   // Behind a proxy every client arrives from its address: capping clients is the proxy's job.
-  guardConnections(app.server, { limits: options.http, raw: errors.raw, exempt: trusted });
+  // No WebSocket is served here: an upgrade request is answered as an ordinary request.
+  guardConnections(app.server, { limits: options.http, raw: errors.raw, exempt: trusted, acceptsUpgrades: false });
 
   registerValidation(app);
   const limiter = createRateLimiter(app, {

@@ -17,11 +17,18 @@ export type { ConnectionLimits };
  */
 export function guardConnections(
   server: Server,
-  options: { limits: ConnectionLimits; raw: RawAnswers; exempt?: (address: string) => boolean },
+  options: {
+    limits: ConnectionLimits;
+    raw: RawAnswers;
+    exempt?: (address: string) => boolean;
+    /** Whether the app takes WebSocket upgrades (see ConnectionCap.acceptsUpgrades). */
+    acceptsUpgrades: boolean;
+  },
 ): { connections(address: string): number } {
   const max = options.limits.maxConnectionsPerClient;
   const cap = capConnectionsPerClient(server, {
     max,
+    acceptsUpgrades: options.acceptsUpgrades,
     exempt: options.exempt ?? (() => false),
     refuse: (socket) =>
       options.raw.refuse(
@@ -67,6 +74,14 @@ const UPGRADED = Symbol('upgraded');
 
 export interface ConnectionCap {
   max: number;
+  /**
+   * Whether the server takes upgrades (someone else listens for 'upgrade'): an upgraded
+   * connection is then busy for as long as it lives. Node hands an upgrade's socket to the
+   * 'upgrade' listeners whenever there is one, so the cap listens only where upgrades are taken;
+   * elsewhere Node answers an upgrade request as an ordinary one (a listener there would leave
+   * it unanswered and its socket held forever).
+   */
+  acceptsUpgrades: boolean;
   /** Peers that are not capped: trusted proxies carry the connections of many clients. */
   exempt(address: string): boolean;
   /** Answers a connection that cannot be let in, and closes it. */
@@ -134,7 +149,7 @@ export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { c
     for (const handle of handlers) handle.call(server, request, response);
   });
   // An upgraded connection is busy for as long as it lives; a refused upgrade is closed at once.
-  server.on('upgrade', (_request, socket: Socket) => latest.set(socket, UPGRADED));
+  if (cap.acceptsUpgrades) server.on('upgrade', (_request, socket: Socket) => latest.set(socket, UPGRADED));
 
   return { connections: (address) => byPeer.get(address)?.size ?? 0 };
 }

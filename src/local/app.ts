@@ -66,7 +66,7 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   });
   log.attach(app);
   // Every caller shares the loopback address: the cap bounds what all of them hold together.
-  guardConnections(app.server, { limits: options.http, raw });
+  guardConnections(app.server, { limits: options.http, raw, acceptsUpgrades: true });
   registerValidation(app);
   registerLocalErrors(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

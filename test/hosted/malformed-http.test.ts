@@ -3,9 +3,14 @@
 // (those written straight to the socket too); under the deprecated /api prefix every answer to a
 // request that could be read carries Deprecation, Sunset and Link.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 import { sendRawBytes, type RawResponse } from '../support/raw-http.ts';
+import { waitFor } from '../support/wait.ts';
+
+/** Only guards against a hang. */
+const HANG_MS = 15_000;
 
 function assertErrorShape(response: RawResponse, code: string, label: string) {
   assert.match(response.headers['content-type'] ?? '', /^application\/json/, label);
@@ -70,6 +75,26 @@ describe('malformed HTTP on the hosted server', () => {
     const [response] = await sendRawBytes(port, `GET http://127.0.0.1:${port}/api/health HTTP/1.1\r\n${host}${close}\r\n`);
     assert.equal(response!.status, 200);
     assertDeprecated(response!, '/api/v1/health', 'absolute-form');
+  });
+
+  // No WebSocket is served here. An upgrade request that nobody answered would hold its socket
+  // for as long as the client kept it open.
+  it('answers a WebSocket upgrade request as an ordinary request, and keeps the connection usable', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.write(`GET /api/v1/health HTTP/1.1\r\n${host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    try {
+      await waitFor(() => received.includes('"ok":true'), HANG_MS);
+      assert.match(received, /^HTTP\/1\.1 200 /);
+      socket.write(`GET /api/v1/nothing HTTP/1.1\r\n${host}${close}\r\n`);
+      await waitFor(() => closed, HANG_MS);
+      assert.match(received, /\}HTTP\/1\.1 404 [^]*"error":"not_found"/);
+    } finally {
+      socket.destroy();
+    }
   });
 
   describe('under the deprecated /api prefix', () => {

@@ -19,7 +19,7 @@ async function cappedServer(t: TestContext) {
   const upgraded: Socket[] = [];
   server.on('upgrade', (_request, socket: Socket) => upgraded.push(socket));
   const refused: Socket[] = [];
-  capConnectionsPerClient(server, { max: 1, exempt: () => false, refuse: (socket) => (refused.push(socket), socket.destroy()) });
+  capConnectionsPerClient(server, { max: 1, acceptsUpgrades: true, exempt: () => false, refuse: (socket) => (refused.push(socket), socket.destroy()) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => (upgraded.forEach((socket) => socket.destroy()), server.closeAllConnections(), server.close(() => resolve()))));
   return { port: (server.address() as net.AddressInfo).port, held, refused };
