@@ -9,16 +9,24 @@
 //   bearer token…); never the error's other properties (a driver's config, a request's headers).
 // - every other string a log call is given (messages, fields) redacted the same way.
 //
-// It is also cheap, as a server's default log must be: the request line is assembled by hand and
-// written in batches (log-destination.ts), a request's own logger is made only if used, and
-// Fastify itself is given no logger: with one, it hangs two listeners and a closure on every
-// response to time it and report its end. The line is written instead from Node's own report
-// that a response finished (the diagnostics channel `http.server.response.finish`), which adds
-// nothing to a request but the report itself.
+// It is also cheap, as a server's default log must be: it adds no hook and no listener to a
+// request. Fastify itself is given no logger (with one, it hangs two listeners and a closure on
+// every response to time it and report its end); it still asks for each request's logger, and
+// that object, made by each route's own factory, is the request's record for its line: when it
+// began, its id, its route's pattern. The line is written from Node's own report that a
+// response finished (the diagnostics channel `http.server.response.finish`), assembled by hand
+// and written in batches (log-destination.ts); the request's pino logger is made only if used.
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import os from 'node:os';
-import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import pino from 'pino';
 import { stdoutLog, type LogDestination } from './log-destination.ts';
 import { redactSecrets } from './redact-secrets.ts';
@@ -33,13 +41,18 @@ export interface ServerLogOptions {
 }
 
 type LoggingOptions = Pick<FastifyServerOptions, 'logController' | 'childLoggerFactory'>;
+type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
 
 /** A server's log: the options its Fastify app is made with, and what is wired once it exists. */
 export interface ServerLog {
   /** Spread into `Fastify({...})`. */
   fastifyOptions: LoggingOptions;
-  /** Gives the app its logger (`app.log`) and its request lines; call it right after `Fastify()`, before any hook. */
-  attach(app: FastifyInstance): void;
+  /**
+   * Gives the app its logger (`app.log`) and its request lines; call it right after `Fastify()`,
+   * before any route. An app that takes WebSocket upgrades says so: their answers never pass
+   * through Node's HTTP server, so their lines are written from a hook of their own.
+   */
+  attach(app: FastifyInstance, options?: { upgrades?: boolean }): void;
 }
 
 /**
@@ -68,37 +81,55 @@ export function serverLog(options: ServerLogOptions): ServerLog {
   return {
     fastifyOptions: {
       logController: new RequestLog(),
-      // Fastify, given no logger, still asks for each request's: it is a child of ours.
-      childLoggerFactory: (_parent, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
+      // Fastify, given no logger, still asks for each request's: a lazy child of ours. This one
+      // serves what no route answers (404s, URLs that do not decode), whose record has no pattern.
+      childLoggerFactory: requestLoggers(logger, undefined, requestLine !== undefined),
     },
-    attach(app) {
+    attach(app, { upgrades = false } = {}) {
       app.log = logger as FastifyBaseLogger;
-      if (requestLine) logRequests(app, requestLine);
+      if (requestLine) logRequests(app, logger, requestLine, upgrades);
     },
   };
 }
 
-/** What a request line needs of a request, kept on Node's request object from the first hook until the response is done. */
-const REQUEST = Symbol('loom.request');
-const STARTED_AT = Symbol('loom.startedAt');
+/** A request's record for its line, kept on Node's request object until its response is done. */
+const RECORD = Symbol('loom.requestRecord');
 
 // `upgrade`: Node sets it on a request that came through the server's 'upgrade' event (its types omit it).
-type TrackedMessage = IncomingMessage & { upgrade?: boolean; [REQUEST]?: FastifyRequest; [STARTED_AT]?: number };
+type TrackedMessage = IncomingMessage & { upgrade?: boolean; [RECORD]?: LazyChildLogger };
 
 /**
- * Writes a line for each response of `app`: every request is noted by the app's first hook, and
- * its line written when Node reports the response finished. An upgrade's answer never comes back
- * through Node's HTTP server (the WebSocket plugin answers it on the socket), so its line is
- * written on its own response's `finish`.
+ * The factory of a request's logger (`request.log`) for the requests of one route, its
+ * pattern `route`; when `recorded`, the logger is also the request's record, kept on its
+ * Node request object for the line.
  */
-function logRequests(app: FastifyInstance, requestLine: RequestLineWriter): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    const raw = request.raw as TrackedMessage;
-    raw[REQUEST] = request;
-    raw[STARTED_AT] = performance.now();
-    if (raw.upgrade) reply.raw.once('finish', () => requestLine(raw, reply.raw));
-    done();
+function requestLoggers(logger: pino.Logger, route: string | undefined, recorded: boolean): ChildLoggerFactory {
+  return (_parent, bindings, childOptions, raw) => {
+    const child = new LazyChildLogger(logger, bindings, childOptions, route);
+    if (recorded) (raw as TrackedMessage)[RECORD] = child;
+    return child as unknown as FastifyBaseLogger;
+  };
+}
+
+/**
+ * Writes a line for each response of `app`: each route's requests get their logger from a
+ * factory that knows the route's pattern, and the line is written when Node reports the
+ * response finished. An upgrade's answer never comes back through Node's HTTP server (the
+ * WebSocket plugin answers it on the socket): where upgrades are taken, its line is written
+ * on its own response's `finish`.
+ */
+function logRequests(app: FastifyInstance, logger: pino.Logger, requestLine: RequestLineWriter, upgrades: boolean): void {
+  app.addHook('onRoute', (route) => {
+    // A route with a logger factory of its own keeps it; its line then says method and status.
+    route.childLoggerFactory ??= requestLoggers(logger, route.url, true);
   });
+  if (upgrades) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const raw = request.raw as TrackedMessage;
+      if (raw.upgrade) reply.raw.once('finish', () => requestLine(raw, reply.raw));
+      done();
+    });
+  }
   const server = app.server;
   const finished = (message: unknown): void => {
     const report = message as { request: TrackedMessage; response: ServerResponse; server: Server };
@@ -136,16 +167,25 @@ type LogArguments = Parameters<pino.LogFn>;
 
 /**
  * A request's logger (`request.log`), made when first used: most requests log nothing but their
- * request line, and a pino child logger costs several objects per request.
+ * request line, and a pino child logger costs several objects per request. It is also the
+ * request's record for that line: when it began, its id and its route's pattern.
  */
 class LazyChildLogger {
   private made: pino.Logger | undefined;
+  readonly startedAt = performance.now();
 
   constructor(
     private readonly parent: pino.Logger,
     private readonly bindings: pino.Bindings,
     private readonly options: pino.ChildLoggerOptions,
+    /** The pattern of the route that answers (`/api/v1/keys/:id`); undefined when none does. */
+    readonly route: string | undefined,
   ) {}
+
+  /** Fastify's request id, which it gives every request's logger as a binding. */
+  get requestId(): string {
+    return this.bindings.reqId;
+  }
 
   private get logger(): pino.Logger {
     return (this.made ??= this.parent.child(this.bindings, this.options));
@@ -217,24 +257,22 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
   };
   const unnoted = `${bindings ? `,${bindings}` : ''},"method":`;
   return (raw, response) => {
-    const request = raw[REQUEST];
-    if (request === undefined) {
-      // Answered before any hook (a URL that is not one): what the server knows is its status.
+    const record = raw[RECORD];
+    if (record === undefined) {
+      // Answered before Fastify looked for a route (a URL that is not one, where no framework
+      // error handler is set): what the server knows is its status.
       destination.write(head + Date.now() + unnoted + JSON.stringify(raw.method ?? '') + ',"status":' + response.statusCode + ',"msg":"request"}\n');
       return;
     }
-    // The pattern the request matched (`/api/v1/keys/:id`); absent when no route matched, as
-    // then the path is a string no route vetted.
-    const route = request.routeOptions.url;
     destination.write(
       head +
         Date.now() +
         afterTime +
-        quoteId(request.id) +
-        middle(request.method, route) +
+        quoteId(record.requestId) +
+        middle(raw.method ?? '', record.route) +
         response.statusCode +
         ',"ms":' +
-        hundredths(performance.now() - raw[STARTED_AT]!) +
+        hundredths(performance.now() - record.startedAt) +
         ',"msg":"request"}\n',
     );
   };

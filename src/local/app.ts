@@ -64,7 +64,7 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
     // On close, end keep-alive connections too: the desktop app quits promptly.
     forceCloseConnections: true,
   });
-  log.attach(app);
+  log.attach(app, { upgrades: true });
   // Every caller shares the loopback address: the cap bounds what all of them hold together.
   guardConnections(app.server, { limits: options.http, raw, acceptsUpgrades: true });
   registerValidation(app);
