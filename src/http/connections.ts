@@ -71,6 +71,16 @@ export function timeoutOptions(limits: ConnectionLimits): Pick<FastifyServerOpti
 }
 
 const UPGRADED = Symbol('upgraded');
+/**
+ * On each connection: its latest request's response, or UPGRADED; absent until its first
+ * request arrives. Responses go out in order, so the connection is idle once the latest one is
+ * done: asked when a connection must be closed to make room, never kept up per request (a
+ * listener on every response cost more than the rest of this guard). A property of the socket
+ * rather than a WeakMap entry: it is written on every request.
+ */
+const LATEST = Symbol('latestResponse');
+
+type TrackedSocket = Socket & { [LATEST]?: ServerResponse | typeof UPGRADED };
 
 export interface ConnectionCap {
   max: number;
@@ -101,13 +111,8 @@ export interface ConnectionCap {
  */
 export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { connections(address: string): number } {
   const byPeer = new Map<string, Set<Socket>>();
-  // A connection's latest request's response, or UPGRADED; absent until its first request
-  // arrives. Responses go out in order, so the connection is idle once the latest one is done:
-  // asked when a connection must be closed to make room, never kept up per request (a listener
-  // on every response cost more than the rest of this guard).
-  const latest = new WeakMap<Socket, ServerResponse | typeof UPGRADED>();
-  const idle = (socket: Socket): boolean => {
-    const response = latest.get(socket);
+  const idle = (socket: TrackedSocket): boolean => {
+    const response = socket[LATEST];
     return response !== undefined && response !== UPGRADED && (response.writableFinished || response.destroyed);
   };
 
@@ -145,11 +150,11 @@ export function capConnectionsPerClient(server: Server, cap: ConnectionCap): { c
   const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    latest.set(request.socket, response);
+    (request.socket as TrackedSocket)[LATEST] = response;
     for (const handle of handlers) handle.call(server, request, response);
   });
   // An upgraded connection is busy for as long as it lives; a refused upgrade is closed at once.
-  if (cap.acceptsUpgrades) server.on('upgrade', (_request, socket: Socket) => latest.set(socket, UPGRADED));
+  if (cap.acceptsUpgrades) server.on('upgrade', (_request, socket: TrackedSocket) => (socket[LATEST] = UPGRADED));
 
   return { connections: (address) => byPeer.get(address)?.size ?? 0 };
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LoomError } from '../core/errors.ts';
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i;
+const SLASH = 0x2f;
 
 /** Throws the 400 or 417 a request that breaks HTTP's framing rules gets. */
 export function checkRequestFraming(request: FastifyRequest): void {
@@ -16,7 +17,9 @@ export function checkRequestFraming(request: FastifyRequest): void {
   if (hosts === 0 && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
     throw new LoomError('bad_request', 'An HTTP/1.1 request needs a Host header.');
   }
-  const authority = ABSOLUTE_FORM.exec(raw.url ?? '')?.[1];
+  // Most targets are origin-form ('/…'): only another form can name an authority.
+  const url = raw.url ?? '';
+  const authority = url.charCodeAt(0) === SLASH ? undefined : ABSOLUTE_FORM.exec(url)?.[1];
   if (authority !== undefined && authority.toLowerCase() !== String(request.headers.host ?? '').toLowerCase()) {
     throw new LoomError('bad_request', 'The request target names another host than the Host header.');
   }
@@ -61,6 +64,10 @@ export function requestPath(url: string): string {
 
 function countHeader(rawHeaders: string[], name: string): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count += 1;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const header = rawHeaders[i]!;
+    // Lower-cased only when it could match: this runs on every request's every header.
+    if (header.length === name.length && header.toLowerCase() === name) count += 1;
+  }
   return count;
 }
