@@ -26,7 +26,10 @@ export function rateLimitVerdict(counted: CountResult, max: number, windowSecond
  */
 export function applyRateLimit(reply: FastifyReply, counted: CountResult, max: number, windowSeconds: number): LoomError | undefined {
   const reset = resetSeconds(counted);
-  reply.header('ratelimit-limit', max).header('ratelimit-remaining', Math.max(0, max - counted.current)).header('ratelimit-reset', reset);
+  reply
+    .header('ratelimit-limit', max)
+    .header('ratelimit-remaining', Math.max(0, max - counted.current))
+    .header('ratelimit-reset', reset);
   if (counted.current <= max) return undefined;
   reply.header('retry-after', reset);
   return refusal(max, windowSeconds, reset);

@@ -85,7 +85,9 @@ describe('malformed HTTP on the hosted server', () => {
     socket.on('data', (chunk) => (received += chunk.toString('latin1')));
     let closed = false;
     socket.on('close', () => (closed = true));
-    socket.write(`GET /api/v1/health HTTP/1.1\r\n${host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    socket.write(
+      `GET /api/v1/health HTTP/1.1\r\n${host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
     try {
       await waitFor(() => received.includes('"ok":true'), HANG_MS);
       assert.match(received, /^HTTP\/1\.1 200 /);
