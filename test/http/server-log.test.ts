@@ -5,7 +5,7 @@
 // request injected into the app (app.inject) never is.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from '../../src/hosted/plugins/errors.ts';
 import { redactSecrets } from '../../src/http/redact-secrets.ts';
 import { serverLog } from '../../src/http/server-log.ts';
@@ -68,20 +68,31 @@ describe('the servers log', () => {
     assert.equal(log.lines().filter((line) => line.reqId === requests[0]!.reqId).length, 1, 'no "incoming request" line');
   });
 
-  it('logs a request answered before any route was looked for (a URL that does not decode) with its method and status only', async () => {
-    const log = captureLog();
-    const app = appWithLog('info', log);
-    app.get('/items/:id', async () => ({ ok: true }));
-    assert.equal(await send(app, '/items/%zz?code=code-secret-7'), 400);
-    await app.close();
-    const requests = requestLines(log.lines());
-    assert.deepEqual(
-      requests.map((line) => Object.keys(line)),
-      [['level', 'time', 'pid', 'hostname', 'method', 'status', 'msg']],
-    );
-    assert.deepEqual({ method: requests[0]!.method, status: requests[0]!.status }, { method: 'GET', status: 400 });
-    assert.ok(!log.text().join('\n').includes('code-secret-7'));
-  });
+  // Loom's apps answer it through their framework error handler, which Fastify gives a request
+  // (and so a logger and a record); a bare Fastify app answers it on its own, with neither.
+  for (const [kind, extra, keys] of [
+    [
+      "by the app's framework error handler, as in Loom's apps, with its id and time",
+      { frameworkErrors: (_error, _request, reply) => void (reply as FastifyReply).code(400).send({}) },
+      ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'status', 'ms', 'msg'],
+    ],
+    ['by Fastify itself, with its method and status only', {}, ['level', 'time', 'pid', 'hostname', 'method', 'status', 'msg']],
+  ] as [string, FastifyServerOptions, string[]][]) {
+    it(`logs a request whose URL does not decode, answered ${kind}; no route, no URL`, async () => {
+      const log = captureLog();
+      const app = appWithLog('info', log, extra);
+      app.get('/items/:id', async () => ({ ok: true }));
+      assert.equal(await send(app, '/items/%zz?code=code-secret-7'), 400);
+      await app.close();
+      const requests = requestLines(log.lines());
+      assert.deepEqual(
+        requests.map((line) => Object.keys(line)),
+        [keys],
+      );
+      assert.deepEqual({ method: requests[0]!.method, status: requests[0]!.status }, { method: 'GET', status: 400 });
+      assert.ok(!log.text().join('\n').includes('code-secret-7'));
+    });
+  }
 
   it('writes the lines of each server to its own log when two share a process (loom up)', async () => {
     const [first, second] = [captureLog(), captureLog()];
