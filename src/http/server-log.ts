@@ -11,11 +11,13 @@
 //
 // It is also cheap, as a server's default log must be: it adds no hook and no listener to a
 // request. Fastify itself is given no logger (with one, it hangs two listeners and a closure on
-// every response to time it and report its end); it still asks for each request's logger, and
-// that object, made by each route's own factory, is the request's record for its line: when it
-// began, its id, its route's pattern. The line is written from Node's own report that a
-// response finished (the diagnostics channel `http.server.response.finish`), assembled by hand
-// and written in batches (log-destination.ts); the request's pino logger is made only if used.
+// every response to time it and report its end, and makes each request's logger through a path
+// that checks it method by method). It still tells its log controller of every request it
+// takes, before any hook runs: there each request gets its logger (`request.log`, a pino child
+// made only if used), which is also the request's record for its line: when it began, its id,
+// its route's pattern. The line is written from Node's own report that a response finished (the
+// diagnostics channel `http.server.response.finish`), assembled by hand and written in batches
+// (log-destination.ts).
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import os from 'node:os';
@@ -33,8 +35,7 @@ export interface ServerLogOptions {
   destination?: LogDestination;
 }
 
-type LoggingOptions = Pick<FastifyServerOptions, 'logController' | 'childLoggerFactory'>;
-type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
+type LoggingOptions = Pick<FastifyServerOptions, 'logController'>;
 
 /** A server's log: the options its Fastify app is made with, and what is wired once it exists. */
 export interface ServerLog {
@@ -72,15 +73,10 @@ export function serverLog(options: ServerLogOptions): ServerLog {
   );
   const requestLine = logger.isLevelEnabled('info') ? requestLineWriter(logger.levels.values.info!, base, destination) : undefined;
   return {
-    fastifyOptions: {
-      logController: new RequestLog(),
-      // Fastify, given no logger, still asks for each request's: a lazy child of ours. This one
-      // serves what no route answers (404s, URLs that do not decode), whose record has no pattern.
-      childLoggerFactory: requestLoggers(logger, undefined, requestLine !== undefined),
-    },
+    fastifyOptions: { logController: new RequestLog(logger, requestLine !== undefined) },
     attach(app, { upgrades = false } = {}) {
       app.log = logger as FastifyBaseLogger;
-      if (requestLine) logRequests(app, logger, requestLine, upgrades);
+      if (requestLine) logRequests(app, requestLine, upgrades);
     },
   };
 }
@@ -92,30 +88,12 @@ const RECORD = Symbol('loom.requestRecord');
 type TrackedMessage = IncomingMessage & { upgrade?: boolean; [RECORD]?: LazyChildLogger };
 
 /**
- * The factory of a request's logger (`request.log`) for the requests of one route, its
- * pattern `route`; when `recorded`, the logger is also the request's record, kept on its
- * Node request object for the line.
+ * Writes a line for each response of `app` (whose requests were recorded by RequestLog), when
+ * Node reports the response finished. An upgrade's answer never comes back through Node's HTTP
+ * server (the WebSocket plugin answers it on the socket): where upgrades are taken, its line is
+ * written on its own response's `finish`.
  */
-function requestLoggers(logger: pino.Logger, route: string | undefined, recorded: boolean): ChildLoggerFactory {
-  return (_parent, bindings, childOptions, raw) => {
-    const child = new LazyChildLogger(logger, bindings, childOptions, route);
-    if (recorded) (raw as TrackedMessage)[RECORD] = child;
-    return child as unknown as FastifyBaseLogger;
-  };
-}
-
-/**
- * Writes a line for each response of `app`: each route's requests get their logger from a
- * factory that knows the route's pattern, and the line is written when Node reports the
- * response finished. An upgrade's answer never comes back through Node's HTTP server (the
- * WebSocket plugin answers it on the socket): where upgrades are taken, its line is written
- * on its own response's `finish`.
- */
-function logRequests(app: FastifyInstance, logger: pino.Logger, requestLine: RequestLineWriter, upgrades: boolean): void {
-  app.addHook('onRoute', (route) => {
-    // A route with a logger factory of its own keeps it; its line then says method and status.
-    route.childLoggerFactory ??= requestLoggers(logger, route.url, true);
-  });
+function logRequests(app: FastifyInstance, requestLine: RequestLineWriter, upgrades: boolean): void {
   if (upgrades) {
     app.addHook('onRequest', (request, reply, done) => {
       const raw = request.raw as TrackedMessage;
@@ -169,23 +147,18 @@ class LazyChildLogger {
 
   constructor(
     private readonly parent: pino.Logger,
-    private readonly bindings: pino.Bindings,
-    private readonly options: pino.ChildLoggerOptions,
+    /** Fastify's id of the request, which each of its lines carries as `reqId`. */
+    readonly requestId: string,
     /** The pattern of the route that answers (`/api/v1/keys/:id`); undefined when none does. */
     readonly route: string | undefined,
   ) {}
 
-  /** Fastify's request id, which it gives every request's logger as a binding. */
-  get requestId(): string {
-    return this.bindings.reqId;
-  }
-
   private get logger(): pino.Logger {
-    return (this.made ??= this.parent.child(this.bindings, this.options));
+    return (this.made ??= this.parent.child({ reqId: this.requestId }));
   }
 
   get level(): string {
-    return this.made?.level ?? this.options.level ?? this.parent.level;
+    return this.made?.level ?? this.parent.level;
   }
 
   set level(level: string) {
@@ -229,8 +202,9 @@ type RequestLineWriter = (request: TrackedMessage, response: ServerResponse) => 
  * Writes a request's line in pino's format (level, time, pid, hostname, then its own fields),
  * assembled by hand: every field is known safe and of a known type, so nothing needs pino's
  * serializers or redaction, and a request costs one string and one write. What is the same from
- * line to line is made once: the text between the time and the request id, and, per method and
- * route, the text from the method to the status.
+ * line to line is made once: the text up to the request id, once a millisecond (printing a
+ * 13-digit time costs more than the rest of the line), and, per method and route, the text from
+ * the method to the status.
  */
 function requestLineWriter(level: number, base: Record<string, unknown>, destination: LogDestination): RequestLineWriter {
   const head = `{"level":${level},"time":`;
@@ -249,33 +223,43 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
     return text;
   };
   const unnoted = `${bindings ? `,${bindings}` : ''},"method":`;
+  let lastTime = 0;
+  let upToId = '';
   return (raw, response) => {
     const record = raw[RECORD];
+    const time = Date.now();
     if (record === undefined) {
       // Answered before Fastify looked for a route (a URL that is not one, where no framework
       // error handler is set): what the server knows is its status.
-      destination.write(head + Date.now() + unnoted + JSON.stringify(raw.method ?? '') + ',"status":' + response.statusCode + ',"msg":"request"}\n');
+      destination.write(head + time + unnoted + JSON.stringify(raw.method ?? '') + ',"status":' + response.statusCode + LINE_END);
       return;
     }
+    if (time !== lastTime) {
+      lastTime = time;
+      upToId = head + time + afterTime;
+    }
     destination.write(
-      head +
-        Date.now() +
-        afterTime +
+      upToId +
         quoteId(record.requestId) +
         middle(raw.method ?? '', record.route) +
         response.statusCode +
         ',"ms":' +
         hundredths(performance.now() - record.startedAt) +
-        ',"msg":"request"}\n',
+        LINE_END,
     );
   };
 }
 
-/** Fastify's request ids (`req-1a`) need no escaping: quoted by hand, which is much cheaper than JSON.stringify. */
-const PLAIN_ID = /^[\w.:-]*$/;
+const LINE_END = ',"msg":"request"}\n';
 
+/** Fastify's request ids (`req-1a`) need no escaping: quoted by hand, which is much cheaper than JSON.stringify. */
 function quoteId(id: string): string {
-  return PLAIN_ID.test(id) ? `"${id}"` : JSON.stringify(id);
+  for (let index = 0; index < id.length; index++) {
+    const code = id.charCodeAt(index);
+    // A control character, a quote, a backslash or anything past ASCII: JSON's own quoting.
+    if (code < 0x20 || code === 0x22 || code === 0x5c || code > 0x7e) return JSON.stringify(id);
+  }
+  return `"${id}"`;
 }
 
 /**
@@ -297,7 +281,24 @@ function hundredths(ms: number): string {
  * (Fastify's own not-found line does).
  */
 class RequestLog extends LogController {
-  override incomingRequest(): void {}
+  constructor(
+    private readonly logger: pino.Logger,
+    /** Whether requests get a line, and so a record kept for it. */
+    private readonly recorded: boolean,
+  ) {
+    super();
+  }
+
+  /**
+   * Every request Fastify takes (routed, not found, or a URL that does not decode) passes here
+   * before any hook: it gets its logger, for itself and its reply, and the logger is its record.
+   */
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    // is404 is cheap; routeOptions builds an object, so it is read only where a route answers.
+    const child = new LazyChildLogger(this.logger, request.id, request.is404 ? undefined : request.routeOptions.url);
+    request.log = reply.log = child as unknown as FastifyBaseLogger;
+    if (this.recorded) (request.raw as TrackedMessage)[RECORD] = child;
+  }
 
   /** Called only where an onResponse hook makes Fastify watch responses; the line is logRequests' job. */
   override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
@@ -325,8 +326,9 @@ class RequestLog extends LogController {
     reply.log.error({ err: error, status: metadata.statusCode }, 'could not serialise the response');
   }
 
-  override serviceUnavailable(logger: FastifyBaseLogger): void {
-    logger.info({ status: 503 }, 'refused a request: the server is closing');
+  /** Fastify's own refusal while closing comes before the request has a logger of ours. */
+  override serviceUnavailable(): void {
+    this.logger.info({ status: 503 }, 'refused a request: the server is closing');
   }
 }
 
