@@ -47,6 +47,11 @@ export interface ServerLog {
    * through Node's HTTP server, so their lines are written from a hook of their own.
    */
   attach(app: FastifyInstance, options?: { upgrades?: boolean }): void;
+  /**
+   * Writes the line of an upgrade that succeeded (status 101): its answer is written by the
+   * WebSocket server on the socket, which Node's HTTP server never sees finish.
+   */
+  upgraded(request: IncomingMessage): void;
 }
 
 /**
@@ -58,7 +63,7 @@ export interface ServerLog {
  * log.attach(app);
  */
 export function serverLog(options: ServerLogOptions): ServerLog {
-  if (options.level === 'silent') return { fastifyOptions: {}, attach: () => {} };
+  if (options.level === 'silent') return { fastifyOptions: {}, attach: () => {}, upgraded: () => {} };
   const destination = options.destination ?? stdoutLog();
   // pino's default base, stated so that request lines (written without pino) carry it too.
   const base = { pid: process.pid, hostname: os.hostname() };
@@ -77,6 +82,9 @@ export function serverLog(options: ServerLogOptions): ServerLog {
     attach(app, { upgrades = false } = {}) {
       app.log = logger as FastifyBaseLogger;
       if (requestLine) logRequests(app, requestLine, upgrades);
+    },
+    upgraded(request) {
+      requestLine?.(request, SWITCHING_PROTOCOLS);
     },
   };
 }
@@ -196,7 +204,12 @@ class LazyChildLogger {
   }
 }
 
-type RequestLineWriter = (request: TrackedMessage, response: ServerResponse) => void;
+/** What a request's line needs of its answer. */
+type Answer = Pick<ServerResponse, 'statusCode'>;
+
+type RequestLineWriter = (request: TrackedMessage, response: Answer) => void;
+
+const SWITCHING_PROTOCOLS: Answer = { statusCode: 101 };
 
 /**
  * Writes a request's line in pino's format (level, time, pid, hostname, then its own fields),

@@ -1,6 +1,7 @@
 // The desktop application's local API as a Fastify app: guard, rate limits, the local error
 // envelope, and every route of the local route table over the services it is given. Listening
 // and building the services is server.ts's job.
+import type { IncomingMessage } from 'node:http';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConnectionLimits } from '../config/load.ts';
@@ -70,6 +71,7 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   registerValidation(app);
   registerLocalErrors(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  app.websocketServer.on('connection', (_socket: unknown, request: IncomingMessage) => log.upgraded(request));
   upgrades = trackUpgrades(app, { settleMs: options.http.requestTimeoutMs });
 
   // Hooks run in the order they are added: HTTP's own rules, then the front door, then the

@@ -138,9 +138,11 @@ describe('the local server log', () => {
     for (const line of log.text()) assert.doesNotMatch(line, /Bearer |ticket=/);
     const requests = requestLines(log.lines());
     assert.ok(requests.length >= 8, `one line per request (${requests.length})`);
+    const upgrades = requests.filter((line) => line.route === '/events').map((line) => line.status);
+    assert.equal(upgrades.filter((status) => status === 101).length, 2, 'an upgrade that succeeds gets its line, status 101');
     assert.ok(
-      requests.some((line) => line.route === '/events'),
-      'the event stream upgrades are logged by their route',
+      upgrades.some((status) => status === 401),
+      'as does one refused',
     );
   });
 });
