@@ -381,6 +381,12 @@ function redactArguments(this: pino.Logger, args: unknown[], method: pino.LogFn)
     if (typeof arg === 'string') args[index] = redactSecrets(arg);
     else if (index === 0 && arg !== null && typeof arg === 'object' && !(arg instanceof Error)) args[0] = redactFields(arg as Record<string, unknown>);
   }
+  // Given an error and no message (`log.warn({ err })`, as Fastify logs a reply sent twice), pino
+  // takes the error's own message as the line's, past every serializer: give it one, redacted.
+  if (args.length === 1) {
+    const error = args[0] instanceof Error ? args[0] : (args[0] as { err?: unknown } | null | undefined)?.err;
+    if (error instanceof Error) args.push(redactSecrets(error.message));
+  }
   method.apply(this, args as Parameters<pino.LogFn>);
 }
 

@@ -150,6 +150,24 @@ describe('the servers log', () => {
     secrets.assertAbsentFrom(log.text());
   });
 
+  it("writes Fastify's own warnings about a request with its id (request.log and reply.log are the request's logger), its URL's query redacted", async () => {
+    const log = captureLog();
+    const app = appWithLog('info', log);
+    app.get('/twice', (_request, reply) => {
+      void reply.send({ first: true });
+      void reply.send({ second: true });
+    });
+    assert.equal(await send(app, '/twice?ticket=ticket-secret-7'), 200);
+    await app.close();
+    const warning = log.lines().find((line) => line.level === 40);
+    assert.ok(warning, 'Fastify warns of the second send');
+    assert.match(String(warning.msg), /already sent/);
+    assert.equal(warning.reqId, requestLines(log.lines())[0]!.reqId);
+    const secrets = new Secrets();
+    secrets.add('ticket-secret-7');
+    secrets.assertAbsentFrom(log.text());
+  });
+
   it('redacts strings in any log call: messages, fields, arrays of them, errors given as text', async () => {
     const { app, log } = await appLoggingAt('info');
     app.log.warn(
@@ -157,13 +175,19 @@ describe('the servers log', () => {
       'retrying https://x.example/cb?state=msg-state-1',
     );
     app.log.error({ err: 'password=plain-pass-2 rejected' }, 'failed');
+    // An error and no message: pino would take the error's own message as the line's.
+    app.log.error({ err: new Error('GET https://x.example/cb?code=err-code-3 failed') });
+    app.log.error(new Error('token=err-token-4 refused'));
     await app.close();
     const secrets = new Secrets();
-    for (const secret of ['loom_Qm9iIGxpa2VzIHNlY3JldHMgYW5kIHRoZXkgbGlrZSBoaW0', 'redis-pass', 'msg-state-1', 'plain-pass-2']) secrets.add(secret);
+    for (const secret of ['loom_Qm9iIGxpa2VzIHNlY3JldHMgYW5kIHRoZXkgbGlrZSBoaW0', 'redis-pass', 'msg-state-1', 'plain-pass-2', 'err-code-3', 'err-token-4'])
+      secrets.add(secret);
     secrets.assertAbsentFrom(log.text());
-    const [warning, error] = log.lines();
+    const [warning, error, withoutMessage, bare] = log.lines();
     assert.equal(warning!.msg, 'retrying https://x.example/cb?[redacted]');
     assert.equal(error!.err, 'password=[redacted] rejected');
+    assert.equal(withoutMessage!.msg, 'GET https://x.example/cb?[redacted] failed');
+    assert.equal(bare!.msg, 'token=[redacted] refused');
   });
 
   it('writes no request line above info, and builds no logger at all when silent', async () => {
