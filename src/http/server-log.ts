@@ -35,7 +35,7 @@ export interface ServerLogOptions {
   destination?: LogDestination;
 }
 
-type LoggingOptions = Pick<FastifyServerOptions, 'logController'>;
+type LoggingOptions = Pick<FastifyServerOptions, 'logController' | 'genReqId'>;
 
 /** A server's log: the options its Fastify app is made with, and what is wired once it exists. */
 export interface ServerLog {
@@ -78,7 +78,7 @@ export function serverLog(options: ServerLogOptions): ServerLog {
   );
   const requestLine = logger.isLevelEnabled('info') ? requestLineWriter(logger.levels.values.info!, base, destination) : undefined;
   return {
-    fastifyOptions: { logController: new RequestLog(logger, requestLine !== undefined) },
+    fastifyOptions: { logController: new RequestLog(logger, requestLine !== undefined), genReqId: nextRequestId },
     attach(app, { upgrades = false } = {}) {
       app.log = logger as FastifyBaseLogger;
       if (requestLine) logRequests(app, requestLine, upgrades);
@@ -87,6 +87,20 @@ export function serverLog(options: ServerLogOptions): ServerLog {
       requestLine?.(request, SWITCHING_PROTOCOLS);
     },
   };
+}
+
+/** The last request id given, shared by every server in the process. */
+let lastRequestId = 0;
+
+/**
+ * Request ids as Fastify makes them (`req-1`, `req-2`, … `req-1a`), but from one sequence for
+ * every server in the process: under `loom up` both servers write to the same stdout, and each
+ * counting on its own would give two requests the same id. Wraps, as Fastify's does, before
+ * the counter stops being a small integer.
+ */
+function nextRequestId(): string {
+  lastRequestId = lastRequestId === 0x7fffffff ? 1 : lastRequestId + 1;
+  return `req-${lastRequestId.toString(36)}`;
 }
 
 /** A request's record for its line, kept on Node's request object until its response is done. */

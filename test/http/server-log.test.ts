@@ -94,7 +94,7 @@ describe('the servers log', () => {
     });
   }
 
-  it('writes the lines of each server to its own log when two share a process (loom up)', async () => {
+  it('writes the lines of each server to its own log when two share a process (loom up), their request ids never the same', async () => {
     const [first, second] = [captureLog(), captureLog()];
     const apps = [appWithLog('info', first), appWithLog('info', second)];
     for (const app of apps) app.get('/items/:id', async () => ({ ok: true }));
@@ -104,6 +104,9 @@ describe('the servers log', () => {
     await Promise.all(apps.map((app) => app.close()));
     assert.equal(requestLines(first.lines()).length, 1);
     assert.equal(requestLines(second.lines()).length, 2);
+    // Both write to the same stdout under `loom up`: an id must tell which request a line is of.
+    const ids = [...requestLines(first.lines()), ...requestLines(second.lines())].map((line) => line.reqId);
+    assert.equal(new Set(ids).size, 3, `ids ${ids.join(', ')}`);
   });
 
   it('lays the request line out as pino does, and writes any request id and duration as JSON', async () => {
