@@ -43,8 +43,9 @@ export interface ServerLog {
   fastifyOptions: LoggingOptions;
   /**
    * Gives the app its logger (`app.log`) and its request lines; call it right after `Fastify()`,
-   * before any route. An app that takes WebSocket upgrades says so: their answers never pass
-   * through Node's HTTP server, so their lines are written from a hook of their own.
+   * before any route. An app that takes WebSocket upgrades says so: Node's HTTP server never
+   * reports the answer to an upgrade request, so the line of a refused one is written from a
+   * hook of its own (and that of one that succeeds through `upgraded`).
    */
   attach(app: FastifyInstance, options?: { upgrades?: boolean }): void;
   /**
@@ -279,7 +280,7 @@ function requestLineWriter(level: number, base: Record<string, unknown>, destina
 
 const LINE_END = ',"msg":"request"}\n';
 
-/** Fastify's request ids (`req-1a`) need no escaping: quoted by hand, which is much cheaper than JSON.stringify. */
+/** The servers' request ids (`req-1a`, nextRequestId) need no escaping: quoted by hand, which is much cheaper than JSON.stringify. */
 function quoteId(id: string): string {
   for (let index = 0; index < id.length; index++) {
     const code = id.charCodeAt(index);
