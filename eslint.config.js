@@ -61,6 +61,12 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The code index's parsing threads start in CommonJS: Node 20 runs no ESM loader hooks in worker threads.
+    files: ['src/adapters/code/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: readonly(['require']) },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The dashboard's script runs in the browser.
     files: ['src/hosted/web/assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: readonly(['document', 'window', 'navigator', 'fetch', 'Node']) },

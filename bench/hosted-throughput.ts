@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import { loadConfig, type LoomConfig } from '../src/config/load.ts';
 import { LOOM_VERSION } from '../src/config/version.ts';
 import { loadCatalog } from '../src/core/catalog/load.ts';
-import { ModelLibrary } from '../src/core/models/library.ts';
+import { ModelLibrary } from '../src/adapters/models/library.ts';
 import { startHosted } from '../src/hosted/server.ts';
 import { AsyncLogDestination } from '../src/http/log-destination.ts';
 import { readPositive } from './support.ts';

@@ -20,6 +20,11 @@ import { pathToFileURL } from 'node:url';
 import { DIST_DIR, HELP_FILE, ROOT, STAMP_FILE, sourceListing } from '../bin/build-stamp.js';
 
 const ENTRY = path.join(ROOT, 'src', 'cli', 'main.ts');
+/**
+ * The code index's parsing thread, a second entry: compiled, a thread loads plain JavaScript
+ * instead of bringing tsx's hook and compiler into every thread (some 25 MB each).
+ */
+const PARSE_WORKER = path.join(ROOT, 'src', 'adapters', 'code', 'parse-worker.ts');
 
 /**
  * Packages too heavy to load before a command knows it needs them: a command's definition (and
@@ -93,7 +98,7 @@ function sourceUrlPlugin(outdir) {
 export async function buildCli(outdir) {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
-    entryPoints: [ENTRY],
+    entryPoints: [ENTRY, PARSE_WORKER],
     outdir,
     bundle: true,
     splitting: true,

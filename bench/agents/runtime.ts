@@ -13,6 +13,9 @@
 //     Anchor: inserting one task record alone.
 // (3) Five tasks at once on the scripted OpenAI-compatible server (HTTP), each editing its own
 //     file and all trying one shared file: all complete, every file written by one task only.
+// (4) Prompt tokens on a 1,000-file repository with its code index and rules files: the first
+//     turn (map + rules + task) against its budgets, and a whole task's tokens (first-turn.ts;
+//     alone: npx tsx bench/agents/first-turn.ts). Anchor: the first turn without code intelligence.
 //
 //   npm run bench:agents      BENCH_STEPS: measured steps (default 400)
 //                             BENCH_STARTS: measured starts (default 60)
@@ -26,19 +29,27 @@ import type { AgentSettings } from '../../src/core/agents/settings.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ParsedToolCall } from '../../src/core/completion/chat.ts';
 import { EventBus } from '../../src/core/events/bus.ts';
 import { writeFileAtomically } from '../../src/core/files/write-atomically.ts';
-import { OpenAiProvider } from '../../src/core/models/openai.ts';
+import { OpenAiProvider } from '../../src/adapters/models/openai.ts';
 import { Documents } from '../../src/core/workspace/documents.ts';
 import { WorkspacePaths } from '../../src/core/workspace/paths.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { startFakeOpenAi, type ScriptedTurn } from '../../test/support/openai-fake.ts';
 import { buildWorkspace, type Workspace } from '../completion/support-workspace.ts';
 import { collectGarbage, percentile, readPositive } from '../support.ts';
+import { firstTurnTokens } from './first-turn.ts';
 
 const STEPS = Math.round(readPositive('BENCH_STEPS', 400));
 const STARTS = Math.round(readPositive('BENCH_STARTS', 60));
 const WARMUP = 20;
 const GOAL_P99_MS = 5;
-const SETTINGS: AgentSettings = { maxSteps: 100_000, maxTokens: 100_000_000, timeoutSeconds: 3600, commands: [], commandTimeoutSeconds: 60 };
+const SETTINGS: AgentSettings = {
+  maxSteps: 100_000,
+  maxTokens: 100_000_000,
+  timeoutSeconds: 3600,
+  commands: [],
+  commandTimeoutSeconds: 60,
+  approvalTimeoutSeconds: 60,
+};
 
 /** A manager over `root`, a fresh SQLite store in `parent` and the given model. */
 async function managerFor(
@@ -348,6 +359,7 @@ try {
   if (memory) await stepCost(memory, '/dev/shm', 'in memory (/dev/shm: fsync is free, what is left is CPU)');
   await startLatency(workspace);
   await concurrentTasks();
+  await firstTurnTokens();
 } finally {
   workspace.remove();
   memory?.remove();

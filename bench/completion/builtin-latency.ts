@@ -8,6 +8,7 @@
 //   npx tsx bench/completion/builtin-latency.ts    BENCH_WORKSPACE_MB: workspace size (default 5)
 //                                                  BENCH_CURSORS: measured cursors (default 3000)
 import { BuiltinModel, trainOnFolder } from '../../src/core/completion/builtin/index.ts';
+import { WorkspacePaths } from '../../src/core/workspace/paths.ts';
 import { BaselineModel } from './support-baseline.ts';
 import { buildWorkspace } from './support-workspace.ts';
 import { collectGarbage, percentile, readPositive } from '../support.ts';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     const empty = memory();
     let start = nowMs();
     const model = new BuiltinModel();
-    const trained = await trainOnFolder(model, workspace.root);
+    const trained = await trainOnFolder(model, new WorkspacePaths(workspace.root));
     const trainMs = nowMs() - start;
     const withModel = memory();
     const modelBytes = held(empty, withModel);

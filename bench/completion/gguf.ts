@@ -23,7 +23,7 @@
 import os from 'node:os';
 import { getLlama, LlamaLogLevel, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
 import type { ProviderRequest } from '../../src/core/completion/provider.ts';
-import { buildPrompt, GgufProvider, promptBudget } from '../../src/core/models/gguf.ts';
+import { buildPrompt, GgufProvider, promptBudget } from '../../src/adapters/models/gguf.ts';
 import { tempModelDir, writeTinyGguf } from '../../test/support/tiny-gguf.ts';
 import { collectGarbage, readPositive } from '../support.ts';
 import { seeded } from '../../test/support/random.ts';

@@ -9,11 +9,21 @@
 //                                           BENCH_CORPUS, BENCH_EXT: another corpus
 //                                           BENCH_SETTINGS: JSON overrides of the decoder settings
 //                                           BENCH_BASELINE_THRESHOLD: the anchor's (default 0.6)
+//                                           BENCH_CURSORS: line (default: after each line's first token)
+//                                             or inside (3 letters into a word being typed: insidePositions)
+//                                           BENCH_INDEX=1: also with the names in scope from the real code
+//                                             index of the corpus folder (scope.ts), the line "builtin+index";
+//                                             BENCH_DIFF=1 prints each cursor whose suggestion the index changed
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CodeIndex } from '../../src/adapters/code/code-index.ts';
+import { IndexScope } from '../../src/core/completion/builtin/scope.ts';
 import { BuiltinModel } from '../../src/core/completion/builtin/index.ts';
 import { lex } from '../../src/core/completion/builtin/tokenizer.ts';
 import { BaselineModel } from './support-baseline.ts';
 import { bytesOf, loadCorpus, type Split } from './support-corpus.ts';
-import { add, emptyScores, formatSummary, positions, score, scoreNextToken, summarize, type Scores, type Summary } from './support-metrics.ts';
+import { add, emptyScores, formatSummary, insidePositions, positions, score, scoreNextToken, summarize, type Scores, type Summary } from './support-metrics.ts';
 
 const GOALS = { precision: 0.9, triggerRate: 0.4, meanCorrectChars: 12, wholeLineRate: 0.12 };
 
@@ -27,17 +37,20 @@ function firstToken(truth: string): string | undefined {
   return first === undefined || first === '\n' ? undefined : first;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const split = (process.env.BENCH_SPLIT || 'test') as Split;
   if (split !== 'test' && split !== 'dev') throw new Error('BENCH_SPLIT must be test or dev');
   const settings = process.env.BENCH_SETTINGS ? JSON.parse(process.env.BENCH_SETTINGS) : undefined;
   const baselineThreshold = Number(process.env.BENCH_BASELINE_THRESHOLD || 0.6);
   const corpus = loadCorpus();
+  const cursors = process.env.BENCH_CURSORS || 'line';
+  if (cursors !== 'line' && cursors !== 'inside') throw new Error('BENCH_CURSORS must be line or inside');
+  const positionsOf = cursors === 'inside' ? insidePositions : positions;
   const heldOut = corpus[split];
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
   console.log(
     `quality: ${corpus.root}\n  train ${corpus.train.length} files ${kb(bytesOf(corpus.train))}, ` +
-      `dev ${corpus.dev.length} files ${kb(bytesOf(corpus.dev))}, test ${corpus.test.length} files ${kb(bytesOf(corpus.test))}; scoring on ${split}`,
+      `dev ${corpus.dev.length} files ${kb(bytesOf(corpus.dev))}, test ${corpus.test.length} files ${kb(bytesOf(corpus.test))}; scoring on ${split}, cursors: ${cursors}`,
   );
 
   let start = nowMs();
@@ -53,6 +66,23 @@ function main(): void {
   const baselineTrainMs = nowMs() - start;
   console.log(`  training: builtin ${builtinTrainMs.toFixed(0)} ms, baseline ${baselineTrainMs.toFixed(0)} ms`);
 
+  // The code index of the whole corpus folder, as a workspace's. The held-out file is seen as
+  // the editor shows it while its line is typed (the index's `editor` view of its unsaved text:
+  // the prefix and the suffix), so neither its imports nor its definitions tell the line.
+  let index: CodeIndex | undefined;
+  let dataDir: string | undefined;
+  if (process.env.BENCH_INDEX) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-quality-index-'));
+    index = CodeIndex.open({ root: fs.realpathSync(corpus.root), dataDir, workers: 1 });
+    start = nowMs();
+    const built = await index.refresh();
+    console.log(`  code index: ${built.files} files in ${(nowMs() - start).toFixed(0)} ms`);
+  }
+  let typing = '';
+  index?.trackUnsaved((p) => p === typing);
+  const scopes = index && new IndexScope(index, { relativePath: (p) => p.replace(/^held-out\//, ''), deadlineMs: 10_000, cacheMs: 0 });
+  const indexedScores = emptyScores();
+
   const builtinScores = emptyScores();
   const baselineScores = emptyScores();
   let builtinMs = 0;
@@ -61,7 +91,7 @@ function main(): void {
     const fileScores = emptyScores();
     const scorer = baseline.forFile(file.text);
     const filePath = `held-out/${file.path}`;
-    for (const position of positions(file.text)) {
+    for (const position of positionsOf(file.text)) {
       const expected = firstToken(position.truth);
       let t = nowMs();
       const request = { prefix: position.prefix, suffix: position.suffix, filePath, language: 'javascript' };
@@ -70,6 +100,22 @@ function main(): void {
       score(fileScores, position, suggestion.text);
       const top = model.suggest({ ...request, maxTokens: 1, settings: { threshold: 0, stepThreshold: 0, pendingDefault: 1, wrongCost: 0 } });
       scoreNextToken(fileScores, expected, top.text);
+      if (scopes) {
+        // The model reads the scope only when nothing else votes for the word being typed
+        // (scopeWanted, as the provider does): the index is asked only then.
+        let withScope = suggestion.text;
+        if (suggestion.scopeWanted) {
+          typing = file.path;
+          await index!.setUnsaved(file.path, position.prefix + position.suffix);
+          const scope = await scopes.scopeOf(request);
+          withScope = model.suggest({ ...request, scope }).text;
+        }
+        score(indexedScores, position, withScope);
+        if (process.env.BENCH_DIFF && withScope !== suggestion.text)
+          console.log(
+            `DIFF ${position.truth.startsWith(withScope.trimEnd()) ? 'RIGHT' : 'WRONG'} ${JSON.stringify(position.prefix.slice(-40))} -> ${JSON.stringify(withScope)} truth ${JSON.stringify(position.truth)} was ${JSON.stringify(suggestion.text)}`,
+          );
+      }
 
       t = nowMs();
       const anchor = scorer.suggest(position.cursor);
@@ -85,7 +131,9 @@ function main(): void {
   const anchor = summarize(baselineScores);
   console.log(`  positions: ${builtinScores.positions} (${heldOut.length} files)`);
   console.log(`  builtin   ${formatSummary(ours)}  (${(builtinMs / builtinScores.positions).toFixed(2)} ms/suggestion)`);
+  if (scopes) console.log(`  builtin+index ${formatSummary(summarize(indexedScores))}`);
   console.log(`  baseline  ${formatSummary(anchor)}  (${(baselineMs / baselineScores.positions).toFixed(2)} ms/suggestion)`);
+  if (cursors === 'inside') console.log('  (the anchor predicts whole tokens: it never finishes a word being typed, and its figures say nothing here)');
   const ratio = (key: keyof Summary) => (anchor[key] > 0 ? `${(ours[key] / anchor[key]).toFixed(2)}x` : 'n/a');
   console.log(
     `  builtin/baseline: precision ${ratio('precision')}, trigger rate ${ratio('triggerRate')}, correct length ${ratio('meanCorrectChars')}, ` +
@@ -94,6 +142,8 @@ function main(): void {
   const met = reportGoals(ours);
   console.log(met ? '\nGoals met.' : '\nSome goals MISSED.');
   if (process.env.BENCH_JSON) console.log(JSON.stringify({ split, builtin: ours, baseline: anchor, scores: builtinScores satisfies Scores }));
+  await index?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 function reportGoals(s: Summary): boolean {
@@ -107,4 +157,4 @@ function reportGoals(s: Summary): boolean {
   return checks.every(([, ok]) => ok);
 }
 
-main();
+await main();

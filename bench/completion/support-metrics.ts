@@ -103,3 +103,45 @@ export function formatSummary(s: Summary): string {
     `correct ${s.meanCorrectChars.toFixed(1)} chars, whole line ${pct(s.wholeLineRate)}, next token ${pct(s.nextTokenAccuracy)}`
   );
 }
+
+/** Characters of a word typed before the cursor in `insidePositions`, and the shortest word it picks. */
+export const TYPED_CHARS = 3;
+const MIN_WORD = 5;
+
+/**
+ * Cursors inside a word being typed: on each line that is code (not a comment's), after the
+ * first TYPED_CHARS characters of the first identifier of at least MIN_WORD characters past the
+ * line's first token. Prefix, suffix and truth as in `positions` (the truth is the rest of the
+ * word and of the line).
+ */
+export function insidePositions(text: string): Position[] {
+  const out: Position[] = [];
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    const line = text.slice(lineStart, lineEnd);
+    let at = line.length - line.trimStart().length;
+    let first = true;
+    while (at < line.length) {
+      const rest = line.slice(at);
+      const space = rest.length - rest.trimStart().length;
+      if (space === rest.length) break;
+      at += space;
+      const token = FIRST_TOKEN.exec(line.slice(at))![0];
+      // A comment's words are prose.
+      if (first && /^(?:\/\/|\/\*\*?|\*)$/.test(token)) break;
+      if (!first && token.length >= MIN_WORD && /^[A-Za-z_$]/.test(token)) {
+        const cursor = lineStart + at + TYPED_CHARS;
+        out.push({ cursor, prefix: text.slice(0, cursor), suffix: text.slice(lineEnd), truth: text.slice(cursor, lineEnd) });
+        break;
+      }
+      if (token.startsWith('//')) break;
+      first = false;
+      at += token.length;
+    }
+    if (lineEnd >= text.length) break;
+    lineStart = lineEnd + 1;
+  }
+  return out;
+}

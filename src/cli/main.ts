@@ -11,6 +11,7 @@ import { LoomError } from '../core/errors.ts';
 import { adminCommand } from './commands/admin.ts';
 import { agentCommand } from './commands/agent.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './commands/auth.ts';
+import { codeCommand } from './commands/code.ts';
 import { completeCommand } from './commands/complete.ts';
 import { completionCommand } from './commands/completion.ts';
 import { composerCommand } from './commands/composer.ts';
@@ -23,6 +24,7 @@ import { gitCommand } from './commands/git.ts';
 import { hostedCommand } from './commands/hosted.ts';
 import { mcpCommand } from './commands/mcp.ts';
 import { modelsCommand } from './commands/models.ts';
+import { openCommand } from './commands/open.ts';
 import { serveCommand, tokenCommand } from './commands/serve.ts';
 import { statusCommand } from './commands/status.ts';
 import { upCommand } from './commands/up.ts';
@@ -37,6 +39,7 @@ const COMMANDS: (() => Command)[] = [
   upCommand,
   hostedCommand,
   serveCommand,
+  openCommand,
   tokenCommand,
   adminCommand,
   modelsCommand,
@@ -49,6 +52,7 @@ const COMMANDS: (() => Command)[] = [
   mcpCommand,
   workerCommand,
   gitCommand,
+  codeCommand,
   eventsCommand,
   downloadsCommand,
   feedbackCommand,

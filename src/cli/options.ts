@@ -4,15 +4,28 @@ import type { Command } from 'commander';
 import { SETTINGS, type SettingKey, type SettingSpec } from '../config/settings.ts';
 import { loadConfig, type LoomConfig } from '../config/load.ts';
 
-/** The settings each command offers as flags; two settings may share a flag in different commands (--port). */
-const commandSettings = new WeakMap<Command, readonly SettingKey[]>();
+/** The settings each command offers as flags, with the flag each has there. */
+const commandSettings = new WeakMap<Command, Map<SettingKey, string>>();
 
+/**
+ * Offers the settings `keys` as flags of `command`. Two settings may share a flag in different
+ * commands (`--port`: the hosted port of `loom hosted`, the local one of `loom serve`); a
+ * command offering both gives each its `qualifiedFlag` instead (`loom up --hosted-port`,
+ * `--local-port`).
+ *
+ * @example addSettingOptions(new Command('up'), ['hosted.port', 'local.port']); // --hosted-port, --local-port
+ */
 export function addSettingOptions(command: Command, keys: readonly SettingKey[]): Command {
-  commandSettings.set(command, keys);
-  for (const spec of SETTINGS as readonly SettingSpec[]) {
-    if (!spec.flag || !keys.includes(spec.key as SettingKey)) continue;
-    command.option(`${spec.flag} <value>`, `${spec.description}${sourcesOf(spec)}`);
+  const offered = (SETTINGS as readonly SettingSpec[]).filter((spec) => spec.flag && keys.includes(spec.key as SettingKey));
+  const flags = new Map<SettingKey, string>();
+  for (const spec of offered) {
+    const shared = offered.some((other) => other !== spec && other.flag === spec.flag);
+    if (shared && !spec.qualifiedFlag) throw new Error(`${spec.key} shares ${spec.flag} with another setting of this command and has no qualifiedFlag`);
+    const flag = shared ? spec.qualifiedFlag! : spec.flag!;
+    flags.set(spec.key as SettingKey, flag);
+    command.option(`${flag} <value>`, `${spec.description}${sourcesOf(spec)}`);
   }
+  commandSettings.set(command, flags);
   command.option('--config <file>', 'config file (env LOOM_CONFIG; default <config dir>/config.json if present)');
   return command;
 }
@@ -29,14 +42,16 @@ function sourcesOf(spec: SettingSpec): string {
 /** The config of a command's run: its flags (those it offers), the environment, the file, defaults. */
 export function configFromOptions(command: Command): LoomConfig {
   const options = command.opts() as Record<string, string | undefined>;
-  const keys = commandSettings.get(command) ?? [];
+  const offered = commandSettings.get(command) ?? new Map<SettingKey, string>();
   const flags: Partial<Record<SettingKey, string>> = {};
-  for (const spec of SETTINGS as readonly SettingSpec[]) {
-    if (!spec.flag || !keys.includes(spec.key as SettingKey)) continue;
-    const value = options[camelCase(spec.flag)];
-    if (value !== undefined) flags[spec.key as SettingKey] = value;
+  const flagNames: Partial<Record<SettingKey, string>> = {};
+  for (const [key, flag] of offered) {
+    const value = options[camelCase(flag)];
+    if (value === undefined) continue;
+    flags[key] = value;
+    flagNames[key] = flag;
   }
-  return loadConfig({ flags, configFile: options.config });
+  return loadConfig({ flags, flagNames, configFile: options.config });
 }
 
 function camelCase(flag: string): string {

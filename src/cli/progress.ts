@@ -1,7 +1,9 @@
-// Download progress on stderr: a bar on a terminal (cli-progress), plain lines elsewhere, so a
-// log or a pipe gets a readable record and stdout stays the command's answer.
+// Progress on stderr, so stdout stays the command's answer: a download's as a bar on a terminal
+// (cli-progress) and plain lines elsewhere, so a log or a pipe gets a readable record; a code
+// index build's as a bar on a terminal only.
 import cliProgress from 'cli-progress';
-import type { DownloadProgress } from '../core/models/download.ts';
+import type { IndexProgress } from '../core/code/model.ts';
+import type { DownloadProgress } from '../adapters/models/download.ts';
 import { formatBytes, oneLine, printErr } from './output.ts';
 
 export interface ProgressReporter {
@@ -60,6 +62,48 @@ export function progressReporter(catalogName: string, catalogUrl: string): Progr
         lastLoggedBytes = done;
         printErr(`${name}: ${formatBytes(done)}\n`);
       }
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+/** Reports a code index build: a bar on a terminal, nothing elsewhere (the command prints its summary). */
+export interface IndexProgressReporter {
+  update(progress: IndexProgress): void;
+  stop(): void;
+}
+
+/**
+ * A bar of files done out of files found, on a terminal only, drawn once a build has run for
+ * `afterMs` (an index that is already current shows nothing).
+ */
+export function indexProgressReporter(afterMs = 300): IndexProgressReporter {
+  let bar: cliProgress.SingleBar | undefined;
+  const startedAt = Date.now();
+  const tty = Boolean(process.stderr.isTTY);
+  return {
+    update(progress) {
+      if (!tty || progress.phase === 'done' || progress.phase === 'failed') return;
+      if (!bar) {
+        if (Date.now() - startedAt < afterMs) return;
+        bar = new cliProgress.SingleBar(
+          {
+            format: 'Indexing {bar} {value}/{total} files | {parsed} parsed | {size}',
+            stream: process.stderr,
+            hideCursor: true,
+            barsize: 30,
+            fps: 5,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(Math.max(progress.files, 1), progress.done, { parsed: progress.parsed, size: formatBytes(progress.bytes) });
+      }
+      // The total grows while the walk goes on.
+      bar.setTotal(Math.max(progress.files, 1));
+      bar.update(progress.done, { parsed: progress.parsed, size: formatBytes(progress.bytes) });
     },
     stop() {
       bar?.stop();

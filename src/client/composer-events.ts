@@ -3,6 +3,7 @@
 // the stream is asked again with `Last-Event-ID` and the server replays only what came after.
 // The stream ends after the `status` event that ends the session; a connection that closes
 // before it is a drop, not the end.
+import { LineFramer, readCapped } from '../contracts/framing.ts';
 import { API_PREFIX } from '../contracts/versioning.ts';
 import { HostedApiError } from './hosted.ts';
 
@@ -29,6 +30,11 @@ export interface FollowOptions {
   signal?: AbortSignal;
   fetch?: typeof fetch;
 }
+
+/** The largest event read (its lines together); a server that sends a longer one is not followed. */
+export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** Bytes of an error answer read for its message. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
 
 /** Statuses a session ends in; the `status` event carrying one is the stream's last. */
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
@@ -88,27 +94,39 @@ export async function* followComposerEvents(options: FollowOptions): AsyncGenera
   }
 }
 
-/** Parses a `text/event-stream` body: events with an `id:`, comments and retry hints skipped. */
-export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ComposerStreamEvent, void, undefined> {
-  const decoder = new TextDecoder();
-  let buffer = '';
+/**
+ * Parses a `text/event-stream` body: events with an `id:`, comments and retry hints skipped.
+ * Each byte is read once and an event is held only until it ends; one over `maxEventBytes`
+ * throws HostedApiError `invalid_answer` (it would come again on every reconnection).
+ */
+export async function* readEvents(body: ReadableStream<Uint8Array>, maxEventBytes = MAX_EVENT_BYTES): AsyncGenerator<ComposerStreamEvent, void, undefined> {
+  const lines = new LineFramer({ maxMessageBytes: maxEventBytes });
+  let block: string[] = [];
+  let size = 0;
+  const tooLong = () => new HostedApiError(0, 'invalid_answer', `The event stream sent an event of more than ${maxEventBytes} bytes; is it a Loom server?`);
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    // Events end with a blank line; the last piece may be half of one.
-    const blocks = buffer.split(/\r?\n\r?\n/);
-    buffer = blocks.pop() ?? '';
-    for (const block of blocks) {
-      const event = parseBlock(block);
-      if (event) yield event;
+    for (const frame of lines.push(chunk)) {
+      if (frame.kind !== 'message') throw tooLong();
+      // Events end with a blank line.
+      if (frame.text === '') {
+        const event = parseBlock(block);
+        if (event) yield event;
+        block = [];
+        size = 0;
+        continue;
+      }
+      size += frame.text.length + 1;
+      if (size > maxEventBytes) throw tooLong();
+      block.push(frame.text);
     }
   }
 }
 
-function parseBlock(block: string): ComposerStreamEvent | undefined {
+function parseBlock(block: string[]): ComposerStreamEvent | undefined {
   let id: string | undefined;
   let type = 'message';
   const data: string[] = [];
-  for (const line of block.split(/\r?\n/)) {
+  for (const line of block) {
     if (line === '' || line.startsWith(':')) continue;
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
@@ -132,7 +150,7 @@ function parseBlock(block: string): ComposerStreamEvent | undefined {
 async function refusalOf(response: Response, address: string): Promise<HostedApiError> {
   let envelope: { error?: unknown; message?: unknown; hint?: unknown } | undefined;
   try {
-    envelope = (await response.json()) as typeof envelope;
+    envelope = JSON.parse(new TextDecoder().decode((await readCapped(response.body, MAX_REFUSAL_BYTES)).bytes)) as typeof envelope;
   } catch {
     envelope = undefined;
   }

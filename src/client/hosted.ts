@@ -1,8 +1,15 @@
 // A typed client of the hosted API (/api/v1), derived from the operation table: any operation by
 // its operationId, its input and answer typed by the operation's schemas, an error answer
 // (`{error, message, hint?}`) turned into a typed error. Imports nothing but contracts.
+import { readCapped } from '../contracts/framing.ts';
 import { API_PREFIX } from '../contracts/versioning.ts';
 import { operations, type AnyOperation, type OperationInput, type OperationOutput } from '../contracts/operations.ts';
+
+/**
+ * The largest answer read: the hosted API's are a few KiB (a composer session with its diffs a
+ * few MiB); a server that sends more is not one.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 type OperationById<Id extends AnyOperation['operationId']> = Extract<AnyOperation, { operationId: Id }>;
 export type HostedOperationId = AnyOperation['operationId'];
@@ -86,7 +93,10 @@ export class HostedClient {
         'Is `loom hosted` (or `loom up`) running there? --server or LOOM_SERVER names another.',
       );
     }
-    const text = await response.text();
+    const { bytes, truncated } = await readCapped(response.body, MAX_ANSWER_BYTES);
+    if (truncated)
+      throw new HostedApiError(response.status, 'invalid_answer', `${url} answered with more than ${MAX_ANSWER_BYTES} bytes; is it a Loom server?`);
+    const text = new TextDecoder().decode(bytes);
     let answer: unknown;
     try {
       answer = JSON.parse(text);

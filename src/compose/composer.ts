@@ -1,20 +1,28 @@
 // Builds what runs composer sessions from the configuration: the runner (store, the chat
-// providers, the data dir's clones), and, for `loom hosted` without Redis, the in-process
+// providers, the data dir's clones, run by git in src/adapters/git/clones.ts), and, for `loom hosted` without Redis, the in-process
 // queue fed by the store's recovery scan. `loom worker` builds the runner here too and hands
 // it the BullMQ queue's jobs.
 import path from 'node:path';
+import { loomFolders } from '../config/folders.ts';
 import type { LoomConfig } from '../config/load.ts';
+import { explainSettings, settingFiles } from '../config/setting-places.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { loadCatalog } from '../core/catalog/load.ts';
 import { BuiltinModel, BuiltinProvider } from '../core/completion/builtin/index.ts';
 import type { ChatProvider } from '../core/completion/chat.ts';
 import { recoverJobs, type Recovery } from '../core/composer/recovery.ts';
 import { ComposerRunner } from '../core/composer/runner.ts';
+import { checkLocalRepository, GitWorkspaceClones } from '../adapters/git/clones.ts';
+import { folderWorkspace, type DefaultWorkspace } from '../core/composer/default-workspace.ts';
 import { InProcessQueue } from '../core/jobs/in-process.ts';
 import { enqueueOnly } from './bull-queue.ts';
 import type { Job, JobHandler, JobQueue } from '../core/jobs/queue.ts';
 import { openStore, type Store } from '../store/index.ts';
+import type { ComposerWorkspaceRepository } from '../core/composer/records.ts';
+import { agentIntel } from './agent-intel.ts';
+import { sessionCodeIndexes } from './code-intel.ts';
 import { createProviderSet } from './completion.ts';
+import { createScratchLanguageService } from './language-servers.ts';
 import { ResourceStack } from './resources.ts';
 
 /** The folder of composer's scratch copies, clones and worktrees: `<dataDir>/composer`. */
@@ -22,10 +30,22 @@ export function composerFolder(config: LoomConfig): string {
   return path.join(config.dataDir, 'composer');
 }
 
+/**
+ * The folder `folder` as the server's default composer workspace (`loom up`), checked by git
+ * before each session: core/composer/default-workspace.ts.
+ *
+ * @example const home = composerFolderWorkspace(config.local.workspace);
+ */
+export function composerFolderWorkspace(folder: string): DefaultWorkspace {
+  return folderWorkspace(folder, { checkRepository: (candidate) => checkLocalRepository(candidate) });
+}
+
 export interface ComposerRunnerSetup {
   store: Store;
   /** The chat models; built from `config.completion` when absent. */
   providers?: { selectChat(model?: string): ChatProvider & { name: string } };
+  /** The workspaces sessions run on; the store's when absent (`loom up` adds its folder: core/composer/default-workspace.ts). */
+  workspaces?: ComposerWorkspaceRepository;
   clock?: Clock;
   /** The runner's name in claims (tests name their runners). */
   runnerId?: string;
@@ -43,16 +63,40 @@ export function createComposerRunner(config: LoomConfig, setup: ComposerRunnerSe
   const providers =
     setup.providers ??
     createProviderSet(
-      { builtin: new BuiltinProvider(new BuiltinModel()), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
+      {
+        builtin: new BuiltinProvider(new BuiltinModel()),
+        catalog: loadCatalog(config.catalog),
+        modelsDir: config.modelsDir,
+        explain: explainSettings(settingFiles(config, { hosted: true })),
+      },
       config.completion,
     );
   return new ComposerRunner({
     sessions: setup.store.composerSessions,
-    workspaces: setup.store.composerWorkspaces,
+    workspaces: setup.workspaces ?? setup.store.composerWorkspaces,
     providers,
     folder: composerFolder(config),
+    clones: new GitWorkspaceClones({ folder: composerFolder(config) }),
+    // Each session's copy is indexed, so that the agents' code tools work there.
+    codeIndex: sessionCodeIndexes(composerFolder(config), config.codeIndex),
+    // The agents' code tools and first-turn map over the copy's index, and its edits checked by
+    // language servers started restricted (the copy is untrusted code on a server).
+    codeIntel: async ({ folder, index }) => {
+      if (!index) return undefined;
+      if (!config.composer.languageServers || !config.languageServers.enabled) return { intel: agentIntel({ index }), close: async () => {} };
+      const scratch = createScratchLanguageService({
+        folder,
+        dataDir: config.dataDir,
+        settings: config.languageServers,
+        loomFolders: loomFolders(config),
+        clock: setup.clock ?? systemClock,
+      });
+      return { intel: agentIntel({ index, languages: scratch.languages, diagnosticsWaitMs: config.languageServers.requestTimeoutMs }), close: scratch.close };
+    },
+    loomFolders: loomFolders(config),
     leaseMs: config.composer.leaseSeconds * 1000,
     maxRunningPerUser: () => config.composer.maxRunningPerUser,
+    contextTokens: { map: config.agents.mapTokens, rules: config.agents.rulesTokens },
     ...(setup.clock ? { clock: setup.clock } : {}),
     ...(setup.runnerId ? { runnerId: setup.runnerId } : {}),
   });

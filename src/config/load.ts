@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { AgentsConfig } from '../core/agents/settings.ts';
+import type { CodeIndexSettings } from '../core/code/service.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
+import type { LanguageServerSettings } from '../core/language/types.ts';
 import { jsonSyntaxProblem } from './json-syntax.ts';
 import { defaultConfigDir, defaultDataDir } from './paths.ts';
 import { SETTINGS, type SettingKey, type SettingSpec } from './settings.ts';
@@ -43,6 +45,10 @@ export interface LoomConfig {
   agents: AgentsConfig;
   /** Limits of the extension host's processes (docs/extensions.md). */
   extensions: { commandTimeoutMs: number; memoryLimitMb: number };
+  /** The desktop app's language servers: on or off, time limit, idle stop, memory limit (docs/code-intelligence.md). */
+  languageServers: LanguageServerSettings;
+  /** What the code index takes in and how many threads parse (docs/code-intelligence.md). */
+  codeIndex: CodeIndexSettings;
   /** Composer sessions: how many run at once here, per-user limits, the runner's lease (docs/composer.md). */
   composer: ComposerConfig;
   /** The job queue on Redis (with `redisUrl`): its key prefix, and the shutdown grace of `loom worker` (docs/operations.md). */
@@ -54,6 +60,8 @@ export interface ComposerConfig {
   maxRunningPerUser: number;
   maxQueuedPerUser: number;
   leaseSeconds: number;
+  /** Language servers (restricted) over each session's scratch copy: diagnostics after its edits. */
+  languageServers: boolean;
 }
 
 /** Timeouts and the per-client connection cap of both servers (docs/operations.md). */
@@ -78,6 +86,8 @@ type Env = Record<string, string | undefined>;
 export interface LoadOptions {
   /** Values from command line flags, by setting key. */
   flags?: Partial<Record<SettingKey, Raw | undefined>>;
+  /** The flag each value came from, where it is not the setting's `flag` (`loom up --hosted-port`), for messages. */
+  flagNames?: Partial<Record<SettingKey, string>>;
   env?: Env;
   /** Explicit config file (`--config`); otherwise LOOM_CONFIG, then `<config dir>/config.json` if present. */
   configFile?: string;
@@ -105,7 +115,7 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
     let raw: Raw | undefined;
     if (fromFlag !== undefined) {
       raw = fromFlag;
-      source = spec.flag ?? key;
+      source = options.flagNames?.[key] ?? spec.flag ?? key;
     } else if (envName) {
       raw = env[envName];
       source = envName;
@@ -153,14 +163,31 @@ export function loadConfig(options: LoadOptions = {}): LoomConfig {
       maxTokens: get('agents.maxTokens'),
       timeoutSeconds: get('agents.timeoutSeconds'),
       commandTimeoutSeconds: get('agents.commandTimeoutSeconds'),
+      approvalTimeoutSeconds: get('agents.approvalTimeoutSeconds'),
+      mapTokens: get('agents.mapTokens'),
+      rulesTokens: get('agents.rulesTokens'),
     },
     composer: {
       concurrency: get('composer.concurrency'),
       maxRunningPerUser: get('composer.maxRunningPerUser'),
       maxQueuedPerUser: get('composer.maxQueuedPerUser'),
       leaseSeconds: get('composer.leaseSeconds'),
+      languageServers: get('composer.languageServers') === 'on',
     },
     extensions: { commandTimeoutMs: get('extensions.commandTimeoutMs'), memoryLimitMb: get('extensions.memoryLimitMb') },
+    languageServers: {
+      enabled: get('languageServers.enabled') === 'on',
+      requestTimeoutMs: get('languageServers.requestTimeoutMs'),
+      idleSeconds: get('languageServers.idleSeconds'),
+      memoryLimitMb: get('languageServers.memoryLimitMb'),
+    },
+    codeIndex: {
+      maxFileBytes: get('codeIndex.maxFileBytes'),
+      maxFiles: get('codeIndex.maxFiles'),
+      dependencies: get('codeIndex.dependencies') === 'index',
+      workers: get('codeIndex.workers'),
+      background: get('codeIndex.background') === 'on',
+    },
     jobs: { redisPrefix: get('jobs.redisPrefix'), graceSeconds: get('jobs.graceSeconds') },
   };
 }

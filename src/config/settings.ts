@@ -16,6 +16,11 @@ export interface SettingSpec {
   kind: SettingKind;
   /** Command line flag, where the setting has one. */
   flag?: string;
+  /**
+   * The flag in a command that offers two settings of the same `flag` (`loom up` starts both
+   * servers, so `--port` would be ambiguous there): named for what it sets.
+   */
+  qualifiedFlag?: string;
   /** Environment variables, first one set wins. */
   env: readonly string[];
   /** Default as documented; `undefined` means "unset" and is explained in `defaultText`. */
@@ -53,17 +58,19 @@ export const SETTINGS = [
     key: 'local.port',
     kind: { type: 'integer', min: 0, max: 65535 },
     flag: '--port',
+    qualifiedFlag: '--local-port',
     env: ['LOOM_LOCAL_PORT'],
     default: 27432,
-    description: 'TCP port of the local API (`loom serve --port`); it listens on 127.0.0.1 and ::1 only.',
+    description: 'TCP port of the local API (`loom serve --port`, `loom up --local-port`); it listens on 127.0.0.1 and ::1 only.',
   },
   {
     key: 'hosted.port',
     kind: { type: 'integer', min: 0, max: 65535 },
     flag: '--port',
+    qualifiedFlag: '--hosted-port',
     env: ['LOOM_HOSTED_PORT'],
     default: 8080,
-    description: 'TCP port of the hosted API (0 picks a free port).',
+    description: 'TCP port of the hosted API (`loom hosted --port`, `loom up --hosted-port`; 0 picks a free port).',
   },
   {
     key: 'hosted.host',
@@ -333,7 +340,31 @@ export const SETTINGS = [
     env: ['LOOM_AGENTS_COMMAND_TIMEOUT_SECONDS'],
     default: 300,
     description:
-      "Time one command an agent runs (`run_command`, only the commands listed in settings.json's `agents.commands`) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
+      "Time one command an agent runs (`run_command`: a command listed in settings.json's `agents.commands`, or one the user approved) may take before it is killed. Overridable in settings.json (`agents.commandTimeoutSeconds`).",
+  },
+  {
+    key: 'agents.approvalTimeoutSeconds',
+    kind: { type: 'integer', min: 1, max: 86_400 },
+    env: ['LOOM_AGENTS_APPROVAL_TIMEOUT_SECONDS'],
+    default: 300,
+    description:
+      "Time an agent's request to run a command not in `agents.commands` waits for the user's answer (in the window) before it is denied; the task's wall time does not run meanwhile. Overridable in settings.json (`agents.approvalTimeoutSeconds`).",
+  },
+  {
+    key: 'agents.mapTokens',
+    kind: { type: 'integer', min: 0, max: 32_768 },
+    env: ['LOOM_AGENTS_MAP_TOKENS'],
+    default: 1024,
+    description:
+      "Tokens of the repository map an agent task's first message carries (the files in scope and those the task concerns, with the lines their definitions start on), where the workspace has a code index; 0 leaves it out and lists the files instead. Overridable in settings.json (`agents.mapTokens`).",
+  },
+  {
+    key: 'agents.rulesTokens',
+    kind: { type: 'integer', min: 0, max: 32_768 },
+    env: ['LOOM_AGENTS_RULES_TOKENS'],
+    default: 2048,
+    description:
+      "Tokens of the project's rules files (AGENTS.md, CLAUDE.md, .cursorrules, .github/copilot-instructions.md, .loom/rules/*.md) an agent task's system prompt carries; past it a file is cut and the rest left out; 0 loads none. Overridable in settings.json (`agents.rulesTokens`).",
   },
   {
     key: 'composer.concurrency',
@@ -357,6 +388,14 @@ export const SETTINGS = [
     env: ['LOOM_COMPOSER_MAX_QUEUED_PER_USER'],
     default: 10,
     description: 'Composer sessions one user may have waiting; one more is refused with 429 and Retry-After.',
+  },
+  {
+    key: 'composer.languageServers',
+    kind: { type: 'enum', values: ['on', 'off'] },
+    env: ['LOOM_COMPOSER_LANGUAGE_SERVERS'],
+    default: 'on',
+    description:
+      "Whether a composer session checks its edits with language servers (each edit's answer names the errors it introduced or fixed), over its scratch copy, in their restricted mode: only the servers that run nothing of the copy's (TypeScript with Loom's own TypeScript and no tsconfig plugins; pyright with an isolated interpreter), for the session's time. Off when `languageServers.enabled` is off.",
   },
   {
     key: 'composer.leaseSeconds',
@@ -392,11 +431,81 @@ export const SETTINGS = [
   },
   {
     key: 'extensions.memoryLimitMb',
-    kind: { type: 'integer', min: 16, max: 16_384 },
+    // A process of node alone holds about 55 MB: a smaller limit would stop every extension at start.
+    kind: { type: 'integer', min: 96, max: 16_384 },
     env: ['LOOM_EXTENSIONS_MEMORY_LIMIT_MB'],
     default: 256,
     description:
-      "The JavaScript heap each extension's process may grow to (`--max-old-space-size`); one that needs more is stopped and its commands answer EXTENSION_FAILED.",
+      "Memory each extension's process may use, all of it (its resident set: the JavaScript heap, Buffers, native memory; about 55 MB is node itself), and its JavaScript heap's limit (`--max-old-space-size`); one that uses more is stopped and its commands answer EXTENSION_FAILED.",
+  },
+  {
+    key: 'languageServers.enabled',
+    kind: { type: 'enum', values: ['on', 'off'] },
+    env: ['LOOM_LANGUAGE_SERVERS'],
+    default: 'on',
+    description:
+      "Whether the desktop app runs language servers (diagnostics, definitions, references, hover, symbols, rename; docs/code-intelligence.md). Which server serves which language, and their commands, are settings.json's `languageServers.<name>`.",
+  },
+  {
+    key: 'languageServers.requestTimeoutMs',
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    env: ['LOOM_LANGUAGE_SERVERS_REQUEST_TIMEOUT_MS'],
+    default: 15_000,
+    description:
+      'Time a language server has to answer one request before it fails with 504 LANGUAGE_SERVER_TIMEOUT; a server that then does not answer a ping either is restarted.',
+  },
+  {
+    key: 'languageServers.idleSeconds',
+    kind: { type: 'integer', min: 1, max: 86_400 },
+    env: ['LOOM_LANGUAGE_SERVERS_IDLE_SECONDS'],
+    default: 900,
+    description: 'A language server asked nothing (no request, no edit of its documents) this long is stopped; it starts again when needed.',
+  },
+  {
+    key: 'languageServers.memoryLimitMb',
+    kind: { type: 'integer', min: 64, max: 65_536 },
+    env: ['LOOM_LANGUAGE_SERVERS_MEMORY_LIMIT_MB'],
+    default: 4096,
+    description:
+      'Resident memory a language server may use, with the processes it starts (tsserver), read from /proc on Linux; past it the server is restarted with a notice. Also the heap limit given to tsserver.',
+  },
+  {
+    key: 'codeIndex.maxFileBytes',
+    kind: { type: 'integer', min: 1024, max: 64 * 1024 * 1024 },
+    env: ['LOOM_CODE_INDEX_MAX_FILE_BYTES'],
+    default: 1024 * 1024,
+    description:
+      'The code index (docs/code-intelligence.md): files larger than this, in bytes, are listed (Ctrl+P finds them) but not read, parsed or ranked; `loom code search` searches files up to 4 MiB whatever it is.',
+  },
+  {
+    key: 'codeIndex.maxFiles',
+    kind: { type: 'integer', min: 100, max: 5_000_000 },
+    env: ['LOOM_CODE_INDEX_MAX_FILES'],
+    default: 200_000,
+    description: 'The code index: files of a workspace it lists at most; past it, the rest are skipped (reason `file-limit`).',
+  },
+  {
+    key: 'codeIndex.dependencies',
+    kind: { type: 'enum', values: ['skip', 'index'] },
+    env: ['LOOM_CODE_INDEX_DEPENDENCIES'],
+    default: 'skip',
+    description:
+      'The code index: `skip` leaves out folders of dependencies and tool caches (`node_modules`, `vendor`, `.venv`, `__pycache__`, `.gradle`, …); `index` indexes them like the rest. `.git` and `.loom` are never indexed.',
+  },
+  {
+    key: 'codeIndex.background',
+    kind: { type: 'enum', values: ['on', 'off'] },
+    env: ['LOOM_CODE_INDEX_BACKGROUND'],
+    default: 'on',
+    description:
+      '`on`: `loom serve` builds the code index once it listens and keeps it current from the folder watcher and the editor (with `index:progress` events); `off`: it only opens it (what `loom code` built). The `loom code` commands build it either way.',
+  },
+  {
+    key: 'codeIndex.workers',
+    kind: { type: 'integer', min: 0, max: 64 },
+    env: ['LOOM_CODE_INDEX_WORKERS'],
+    default: 0,
+    description: 'The code index: threads that parse files; 0 picks one per core but one, at least one and at most four.',
   },
   {
     key: 'bodyLimit',

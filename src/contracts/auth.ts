@@ -10,7 +10,8 @@ export { ALL_SCOPES, CLIENT_CREDENTIALS_SCOPES, GRANT_TYPES, SCOPES, isGrantType
 /**
  * What an operation accepts. `oauth2`: an OAuth access token carrying one of these scopes;
  * `bearer`: an API key (bearerAuth); `anonymous`: no credentials at all.
- * A credential that is presented is always checked, even where none is required.
+ * A credential that is presented is always checked, even where none is required; a valid one
+ * that an operation open to anyone does not take is ignored (the caller is served as anonymous).
  */
 export interface OperationAuth {
   oauth2?: readonly Scope[];

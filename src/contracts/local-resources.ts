@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { AGENT_BUDGET_LIMITS } from './agent-limits.ts';
 import type { ErrorCode } from './errors.ts';
 import { StringEnum, Text } from './schema-helpers.ts';
-import { LanguageId } from './schemas.ts';
+import { CompletionContinuation, LanguageId } from './schemas.ts';
 
 // ---- errors --------------------------------------------------------------------------------
 
@@ -33,7 +33,10 @@ export const LocalErrorBody = Type.Object(
         }),
       ),
       files: Type.Optional(
-        Type.Array(Type.String(), { description: 'On GIT_CONFLICT: the conflicted files; on REVERT_CONFLICT: the files no longer as the task left them.' }),
+        Type.Array(Type.String(), {
+          description:
+            "On GIT_CONFLICT: the conflicted files; on REVERT_CONFLICT: the files no longer as the task left them; on APPLY_REFUSED: the files a composer session's edits cannot be applied to.",
+        }),
       ),
     }),
   },
@@ -212,10 +215,38 @@ export type WindowSignInRequest = Static<typeof WindowSignInRequest>;
 export const WindowSession = Type.Object(
   {
     csrf: Type.String({ description: 'Send it back in `X-Loom-CSRF` with every state-changing request made with the session cookie.' }),
+    runsCode: Type.Boolean({
+      description:
+        "Whether the session may do what runs code (the routes whose access is `window`, such as approving an agent's command): a session started by the one-time link may, one started with the API token may not.",
+    }),
   },
   { title: 'WindowSession' },
 );
 export type WindowSession = Static<typeof WindowSession>;
+
+export const SignInLinkRequest = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "The data dir's link key (`window-link.key`, owner-only): it shows the asker is a process of the user on this machine (`loom open`), not a client holding only the API token.",
+    }),
+  },
+  { additionalProperties: false, title: 'SignInLinkRequest' },
+);
+export type SignInLinkRequest = Static<typeof SignInLinkRequest>;
+
+export const SignInLink = Type.Object(
+  {
+    url: Type.String({
+      description: 'The window with a one-time code (`/?code=…`): it signs in the first browser that opens it. Open it; never print or log it.',
+    }),
+    expiresIn: Type.Integer({ description: 'Seconds the code stays valid.' }),
+  },
+  { title: 'SignInLink' },
+);
+export type SignInLink = Static<typeof SignInLink>;
 
 export const WindowSignedOut = Type.Object({ signedOut: Type.Literal(true) }, { title: 'WindowSignedOut' });
 
@@ -244,6 +275,64 @@ export const FolderListing = Type.Object(
 );
 export type FolderListing = Static<typeof FolderListing>;
 
+// ---- files ---------------------------------------------------------------------------------
+
+const EntryKind = StringEnum(['file', 'folder'] as const, { description: 'A file or a folder.' });
+/** A path the file operations take: checked further by the server (relative, no `..`, names of at most 255 bytes). */
+const EntryPath = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description: "Relative to the workspace (forward or back slashes); never absolute, never `..`, never in `.git`, `.loom` or Loom's own folders.",
+});
+
+export const CreateEntryRequest = Type.Object(
+  {
+    path: EntryPath,
+    kind: Type.Optional(StringEnum(['file', 'folder'] as const, { description: 'What to create; `file` when absent.' })),
+    text: Type.Optional(Type.String({ maxLength: 16 * 1024 * 1024, description: "A new file's content; empty when absent. Not for a folder." })),
+  },
+  { additionalProperties: false, title: 'CreateEntryRequest' },
+);
+
+export const CreatedEntry = Type.Object(
+  { path: Type.String({ description: 'Relative to the workspace, forward slashes.' }), kind: EntryKind },
+  { title: 'CreatedEntry' },
+);
+export type CreatedEntry = Static<typeof CreatedEntry>;
+
+export const RenameEntryRequest = Type.Object({ from: EntryPath, to: EntryPath }, { additionalProperties: false, title: 'RenameEntryRequest' });
+
+const MovedDocument = Type.Object({ from: Type.String(), to: Type.String() }, { title: 'MovedDocument' });
+
+export const RenamedEntry = Type.Object(
+  {
+    from: Type.String(),
+    to: Type.String(),
+    kind: EntryKind,
+    documents: Type.Array(MovedDocument, { description: 'The open documents that moved with it (each keeps its unsaved edits).' }),
+  },
+  { title: 'RenamedEntry' },
+);
+export type RenamedEntry = Static<typeof RenamedEntry>;
+
+export const DeleteEntryRequest = Type.Object(
+  {
+    path: EntryPath,
+    discard: Type.Optional(Type.Boolean({ description: 'Delete even when an open document at or under the path has unsaved edits (they are lost).' })),
+  },
+  { additionalProperties: false, title: 'DeleteEntryRequest' },
+);
+
+export const DeletedEntry = Type.Object(
+  {
+    path: Type.String(),
+    kind: EntryKind,
+    closed: Type.Array(Type.String(), { description: 'The open documents closed with it.' }),
+  },
+  { title: 'DeletedEntry' },
+);
+export type DeletedEntry = Static<typeof DeletedEntry>;
+
 // ---- AI ------------------------------------------------------------------------------------
 
 const PROMPT_MODES = ['auto', 'continue', 'instruct'] as const;
@@ -254,6 +343,12 @@ export const AiCompleteRequest = Type.Object(
     prompt: Type.String({ maxLength: 1_000_000, description: 'The text to continue (or, with a chat-capable model, an instruction).' }),
     language: LanguageId,
     context: Type.Optional(Type.String({ maxLength: 16 * 1024 * 1024, description: "The file's content." })),
+    suffix: Type.Optional(
+      Type.String({
+        maxLength: 16 * 1024 * 1024,
+        description: 'The text after the cursor; with it, `prompt` is the text before the cursor (instead of `context`).',
+      }),
+    ),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A provider or model name; the configured default when absent.' })),
     mode: Type.Optional(StringEnum(PROMPT_MODES, { description: 'How `prompt` and `context` become a cursor; `auto` by default.' })),
     filePath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "The document's path; keys the type-ahead cache." })),
@@ -265,7 +360,10 @@ export type AiCompleteRequest = Static<typeof AiCompleteRequest>;
 
 export const AiCompletion = Type.Object(
   {
-    completion: Type.String({ description: 'The text to insert; empty when the model has nothing it is sure of.' }),
+    completion: Type.String({
+      description: 'The text to insert at the cursor; it never repeats the text after the cursor. Empty when the model has nothing it is sure of.',
+    }),
+    continuation: Type.Optional(CompletionContinuation),
     tokens: Type.Integer({ minimum: 0, description: 'Tokens the model generated.' }),
     model: Type.String({ description: 'The model that answered.' }),
     latencyMs: Type.Integer({ minimum: 0, description: 'Server-side time from the request to the answer.' }),
@@ -427,6 +525,101 @@ export const GitPullResult = Type.Object(
 );
 export type GitPullResult = Static<typeof GitPullResult>;
 
+/** Longest side of a file's diff sent as text; a larger side is sent as `tooLarge`, without text. */
+export const MAX_DIFF_SIDE_BYTES = 1024 * 1024;
+
+export const GitDiffQuery = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 4096, description: 'A file, relative to the workspace (or absolute inside it).' }),
+  },
+  { additionalProperties: false },
+);
+export type GitDiffQuery = Static<typeof GitDiffQuery>;
+
+export const GitFileSide = Type.Object(
+  {
+    exists: Type.Boolean({ description: 'False when the file is not on this side (added since HEAD, or deleted).' }),
+    binary: Type.Boolean({ description: "The content has a NUL byte in its first 8,000 bytes (git's test): no text is sent." }),
+    tooLarge: Type.Boolean({ description: `Larger than ${MAX_DIFF_SIDE_BYTES} bytes: no text is sent.` }),
+    size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Bytes; null when the file does not exist on this side.' }),
+    text: Type.Union([Type.String(), Type.Null()], { description: 'The content as UTF-8; null when missing, binary or too large.' }),
+  },
+  { title: 'GitFileSide' },
+);
+export type GitFileSide = Static<typeof GitFileSide>;
+
+export const GitFileDiff = Type.Object(
+  {
+    path: Type.String({ description: 'Relative to the workspace, forward slashes.' }),
+    originalPath: Type.Union([Type.String(), Type.Null()], { description: 'For a staged rename: the path HEAD holds the file at.' }),
+    head: GitFileSide,
+    workingTree: GitFileSide,
+  },
+  { title: 'GitFileDiff' },
+);
+export type GitFileDiff = Static<typeof GitFileDiff>;
+
+/** All optional: no body at all means every change. */
+export const GitFilesRequest = Type.Object(
+  {
+    files: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+        minItems: 1,
+        maxItems: MAX_COMMIT_FILES,
+        description:
+          'Paths (relative to the workspace, or absolute inside it); a folder stands for everything under it. Omitted: every change in the workspace.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'GitFilesRequest' },
+);
+export type GitFilesRequest = Static<typeof GitFilesRequest>;
+
+export const GitCreateBranchRequest = Type.Object(
+  {
+    name: GitRef('The new branch, by git check-ref-format rules (never starting with `-`, no `..`).'),
+    from: Type.Optional(GitRef('Where it starts: a local branch (`main`) or a remote-tracking one (`origin/main`). Default: HEAD.')),
+    switch: Type.Optional(Type.Boolean({ description: 'Switch to it once made (default true).' })),
+  },
+  { additionalProperties: false, title: 'GitCreateBranchRequest' },
+);
+export type GitCreateBranchRequest = Static<typeof GitCreateBranchRequest>;
+
+export const GitSwitchRequest = Type.Object(
+  {
+    branch: GitRef('A local branch; or a branch only one remote has, which is then created locally, tracking it.'),
+  },
+  { additionalProperties: false, title: 'GitSwitchRequest' },
+);
+export type GitSwitchRequest = Static<typeof GitSwitchRequest>;
+
+export const GitBranchResult = Type.Object(
+  {
+    branch: Type.String({ description: 'The branch made or switched to.' }),
+    head: Type.String({ description: 'The commit it points at.' }),
+    current: NullableString('The checked-out branch afterwards.'),
+    created: Type.Boolean({ description: 'The branch was made by this request.' }),
+    switched: Type.Boolean({ description: 'HEAD moved to the branch.' }),
+    summary: Type.String({ description: 'One human line, e.g. `Switched to feature (1a2b3c4).`' }),
+  },
+  { title: 'GitBranchResult' },
+);
+export type GitBranchResult = Static<typeof GitBranchResult>;
+
+/** The data of a `git:progress` event: one line of git's progress during a push or a pull. */
+export const GitProgress = Type.Object(
+  {
+    operation: StringEnum(['push', 'pull'] as const),
+    phase: Type.String({ description: "What git is doing, e.g. `Writing objects`, `Receiving objects`; `remote` for a line of the remote's." }),
+    text: Type.String({ description: "git's line as it printed it (at most 300 characters, credentials masked)." }),
+    percent: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
+    done: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    total: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  },
+  { title: 'GitProgress' },
+);
+export type GitProgress = Static<typeof GitProgress>;
+
 // ---- webhooks ------------------------------------------------------------------------------
 
 /**
@@ -529,6 +722,124 @@ export const AgentRunRequest = Type.Object(
 );
 export type AgentRunRequest = Static<typeof AgentRunRequest>;
 
+export const AgentMessageRequest = Type.Object(
+  {
+    message: Text({ minLength: 1, maxLength: 32_000, description: 'What the user says to the agent next, in their words.' }),
+    budgets: Type.Optional(
+      Type.Partial(AgentBudgets, {
+        additionalProperties: false,
+        description:
+          'The budgets of the work on this message, each over the defaults (settings.json `agents`, then the configuration); counted afresh from the message.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'AgentMessageRequest' },
+);
+export type AgentMessageRequest = Static<typeof AgentMessageRequest>;
+
+export const AGENT_APPROVAL_DECISIONS = ['once', 'always', 'deny'] as const;
+
+export const AgentApprovalAnswer = Type.Object(
+  {
+    approvalId: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The request's id (`approval.approvalId` of the status, or the `agent:approval` event's).",
+    }),
+    decision: StringEnum(AGENT_APPROVAL_DECISIONS, {
+      description:
+        '`once`: run it this time; `always`: run it, and add it to settings.json `agents.commands` so that it runs without asking from now on; `deny`: do not run it (the model is told).',
+    }),
+  },
+  { additionalProperties: false, title: 'AgentApprovalAnswer' },
+);
+export type AgentApprovalAnswer = Static<typeof AgentApprovalAnswer>;
+
+/** A range of lines: `start` is 1-based; `count` 0 is the empty range just before line `start`. */
+const AgentLineRange = Type.Object(
+  {
+    start: Type.Integer({
+      minimum: 1,
+      maximum: 10_000_000,
+      description: '1-based first line (for an empty range: the line it comes before; one past the last line at the end).',
+    }),
+    count: Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Lines in the range; 0 for none.' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * One change the task made to a file, to undo: its lines in the task's text (`changed`) are
+ * replaced by its lines in the original (`original`). Lines are counted as an editor counts them
+ * (`\n`, `\r\n` and `\r` each end one; a text ending in a line break has an empty last line).
+ */
+export const AgentRevertHunk = Type.Object(
+  {
+    original: AgentLineRange,
+    changed: AgentLineRange,
+  },
+  { additionalProperties: false, title: 'AgentRevertHunk' },
+);
+
+export const AgentRevertFile = Type.Object(
+  {
+    file: Type.String({ minLength: 1, maxLength: 4096, description: "A change's `file` (its path now; a deleted file's path)." }),
+    version: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The change's `version` (`GET /api/agent/change/:taskId`) the request was made on: when the task's text is no longer that one (a follow-up changed it), 409 `REVERT_CONFLICT`. Required with `hunks`.",
+      }),
+    ),
+    hunks: Type.Optional(
+      Type.Array(AgentRevertHunk, {
+        minItems: 1,
+        maxItems: 10_000,
+        description:
+          'Undo only these changes of the file, in order, none overlapping another (a modified or renamed file: both sides must be text); the rest of the task’s change is kept. Without: undo the whole change of the file (a created file is removed, a deleted one written back, a renamed one moved back).',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'AgentRevertFile' },
+);
+
+export const AgentRevertRequest = Type.Object(
+  {
+    files: Type.Optional(
+      Type.Array(AgentRevertFile, {
+        minItems: 1,
+        maxItems: 1000,
+        description: 'Revert only these files (or parts of them). Without: every change of the task, as a whole.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'AgentRevertRequest' },
+);
+export type AgentRevertRequest = Static<typeof AgentRevertRequest>;
+
+export const AgentChangeQuery = Type.Object({
+  file: Type.String({ minLength: 1, maxLength: 4096, description: "A change's `file` (its path now; a deleted file's path)." }),
+});
+
+/** One file a task changed, both sides in full: what the review of a change shows. */
+export const AgentChangeTexts = Type.Object(
+  {
+    file: Type.String(),
+    action: StringEnum(AGENT_CHANGE_ACTIONS),
+    from: Type.Optional(Type.String({ description: 'For `renamed`: the path it had before.' })),
+    original: Type.Union([Type.String(), Type.Null()], { description: 'The file before the task (null: the task created it).' }),
+    current: Type.Union([Type.String(), Type.Null()], { description: 'The file as the task left it (null: the task deleted it).' }),
+    version: Type.String({ description: 'Names `current`: what a revert of some of its hunks is counted on (`files[].version` of the revert).' }),
+    changedSince: Type.Boolean({
+      description:
+        'The file is no longer as the task left it (edited since, unsaved edits in the editor, or held by a running task): a revert of it would be refused (409).',
+    }),
+  },
+  { title: 'AgentChangeTexts' },
+);
+export type AgentChangeTexts = Static<typeof AgentChangeTexts>;
+
 export const AgentRunStarted = Type.Object(
   {
     taskId: Type.String(),
@@ -551,8 +862,39 @@ const changeFields = {
 export const AgentChangeSummary = Type.Object(changeFields, { title: 'AgentChangeSummary' });
 
 export const AgentChange = Type.Object(
-  { ...changeFields, diff: Type.String({ description: 'Unified diff from the file before the task to the file now (`--- /dev/null` for a created file).' }) },
+  {
+    ...changeFields,
+    diff: Type.String({
+      description:
+        'Unified diff from the file before the task to the file now (`--- /dev/null` for a created file). Over 64,000 characters (or past 1,000,000 for all changes together) it is cut at a line end and ends with a line `\\ diff too large: N characters, the first M shown`.',
+    }),
+  },
   { title: 'AgentChange' },
+);
+
+/** One message of the user and the agent's work on it. */
+export const AgentExchange = Type.Object(
+  {
+    message: Type.String({ description: "The user's words: the task itself, then each follow-up." }),
+    at: Type.String({ description: 'ISO 8601: when it was sent.' }),
+    firstStep: Type.Integer({ minimum: 1, description: 'The index of its first entry in the step log (`GET /api/agent/steps/:taskId?after=firstStep-1`).' }),
+    endedAt: Type.Optional(Type.String({ description: "ISO 8601: when the agent's work on it ended." })),
+    reason: Type.Optional(StringEnum(AGENT_END_REASONS, { description: 'How it ended.' })),
+    summary: Type.Optional(Type.String({ description: "The model's last words on it." })),
+  },
+  { title: 'AgentExchange' },
+);
+
+/** A command the task waits for the user to approve. */
+export const AgentApproval = Type.Object(
+  {
+    approvalId: Type.String({ description: 'What `POST /api/agent/approve/:taskId` answers.' }),
+    command: Type.String({ description: 'The command, exactly as it would run (no shell).' }),
+    cwd: Type.String({ description: 'The folder it would run in: the workspace.' }),
+    askedAt: Type.String({ description: 'ISO 8601.' }),
+    expiresAt: Type.String({ description: 'ISO 8601: unanswered by then, it is denied (`agents.approvalTimeoutSeconds`).' }),
+  },
+  { title: 'AgentApproval', description: 'Present while the task waits for the user to approve a command not in `agents.commands`.' },
 );
 
 const taskFields = {
@@ -572,6 +914,10 @@ const taskFields = {
   summary: Type.Optional(Type.String({ description: "The model's last words." })),
   changes: Type.Array(AgentChange, { description: 'What the task changed, one entry per file, as it is now.' }),
   revertedAt: Type.Optional(Type.String({ description: "ISO 8601: when the task's changes were reverted." })),
+  conversation: Type.Array(AgentExchange, {
+    description: "The user's messages, oldest first: the task, then each follow-up, with how the agent's work on each ended.",
+  }),
+  approval: Type.Optional(AgentApproval),
 };
 
 export const AgentTask = Type.Object(taskFields, { title: 'AgentTask' });
@@ -595,24 +941,74 @@ export const AgentStepsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many; 100 by default.' })),
 });
 
+const AgentStepDiagnostic = Type.Object({
+  path: Type.String(),
+  line: Type.Integer({ minimum: 1 }),
+  column: Type.Integer({ minimum: 1 }),
+  severity: StringEnum(['error', 'warning'] as const),
+  message: Type.String(),
+  code: Type.Optional(Type.String()),
+});
+
 export const AgentStep = Type.Object(
   {
     index: Type.Integer({ minimum: 1, description: "1-based position in the task's log." }),
-    kind: StringEnum(['model', 'tool', 'notice'] as const, {
-      description: '`model`: a model turn; `tool`: a tool call and its result; `notice`: what Loom told the model on its own (a correction, a loop warning).',
+    kind: StringEnum(['model', 'tool', 'notice', 'user'] as const, {
+      description:
+        "`model`: a model turn; `tool`: a tool call and its result; `notice`: what Loom told the model on its own (a correction, a loop warning); `user`: the user's follow-up message (`POST /api/agent/message/:taskId`).",
     }),
     at: Type.String({ description: 'ISO 8601.' }),
-    turn: Type.Integer({ minimum: 1, description: 'The model turn the entry belongs to.' }),
-    text: Type.String({ description: "model: the answer's text; tool: the result; notice: what the model was told. Trimmed to 4000 characters." }),
+    turn: Type.Integer({ minimum: 1, description: 'The model turn the entry belongs to (for `user`: the turn it leads to).' }),
+    text: Type.String({
+      description: "model: the answer's text; tool: the result; notice: what the model was told; user: the message. Trimmed to 4000 characters.",
+    }),
     tool: Type.Optional(Type.String()),
     arguments: Type.Optional(Type.String({ description: 'tool: the arguments as the model wrote them.' })),
     ok: Type.Optional(Type.Boolean({ description: 'tool: whether it did what was asked.' })),
     diff: Type.Optional(Type.String({ description: 'tool: what it changed, as a unified diff.' })),
+    block: Type.Optional(Type.Literal(true, { description: "tool: an edit block the model wrote in its answer's text, not a tool call." })),
+    diagnostics: Type.Optional(
+      Type.Object(
+        {
+          checked: Type.Array(Type.String(), { description: 'Files whose diagnostics were compared: the changed ones, then files importing them.' }),
+          introduced: Type.Array(AgentStepDiagnostic, { description: 'Errors first, at most 20.' }),
+          fixed: Type.Array(AgentStepDiagnostic, { description: 'Errors first, at most 20.' }),
+          more: Type.Optional(Type.Object({ introduced: Type.Integer(), fixed: Type.Integer() }, { description: 'How many were not listed.' })),
+          notChecked: Type.Optional(Type.Array(Type.String(), { description: 'Files the language server did not report on in time: not compared.' })),
+        },
+        { description: 'tool: which errors and warnings the change introduced and fixed, where a language server runs for the file.' },
+      ),
+    ),
+    context: Type.Optional(
+      Type.Object(
+        {
+          rules: Type.Array(
+            Type.Object({
+              path: Type.String(),
+              tokens: Type.Integer({ description: 'Tokens it takes in the prompt (estimated).' }),
+              cut: Type.Optional(Type.Literal(true, { description: "Cut to fit the rules' budget (agents.rulesTokens)." })),
+            }),
+            { description: 'The rules files in the system prompt, in order.' },
+          ),
+          skippedRules: Type.Optional(
+            Type.Array(Type.String(), { description: 'Rules files left out: over the budget, or their globs match no file in scope.' }),
+          ),
+          map: Type.Optional(
+            Type.Object(
+              { files: Type.Integer(), tokens: Type.Integer(), budget: Type.Integer({ description: 'agents.mapTokens.' }) },
+              { description: 'The repository map in the first message.' },
+            ),
+          ),
+        },
+        { description: "notice: what the prompt carries beyond the task's words, logged before the first turn of a run or a follow-up." },
+      ),
+    ),
     tokens: Type.Optional(Type.Object({ prompt: Type.Integer(), completion: Type.Integer() }, { description: "model: the turn's tokens." })),
     durationMs: Type.Optional(Type.Number({ description: "model: the turn's duration." })),
   },
   { title: 'AgentStep' },
 );
+export type AgentStep = Static<typeof AgentStep>;
 
 export const AgentStepLog = Type.Object({ steps: Type.Array(AgentStep, { description: 'In order.' }) }, { title: 'AgentStepLog' });
 
@@ -691,6 +1087,23 @@ export const WorkspaceTrustRequest = Type.Object(
   { additionalProperties: false, title: 'WorkspaceTrustRequest' },
 );
 
+export const ExtensionFileWrite = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 4096, description: 'Workspace-relative: `.loom/extensions/<extension>/<file>`.' }),
+    text: Type.String({ description: "The file's whole new content." }),
+  },
+  { additionalProperties: false, title: 'ExtensionFileWrite' },
+);
+
+export const ExtensionFileWritten = Type.Object(
+  {
+    path: Type.String({ description: 'Workspace-relative.' }),
+    bytes: Type.Integer({ minimum: 0, description: 'Bytes written (UTF-8).' }),
+  },
+  { title: 'ExtensionFileWritten' },
+);
+export type ExtensionFileWritten = Static<typeof ExtensionFileWritten>;
+
 // ---- events --------------------------------------------------------------------------------
 
 /** The messages of the `/events` WebSocket: a hello, then one per event. */
@@ -717,3 +1130,63 @@ export const EventMessage = Type.Union(
   { title: 'EventMessage' },
 );
 export type EventMessage = Static<typeof EventMessage>;
+
+// ---- terminal ------------------------------------------------------------------------------
+
+export const TerminalTicket = Type.Object(
+  {
+    ticket: Type.String({ description: 'Opens `/terminal?ticket=…` once, as a WebSocket upgrade of the same window session.' }),
+    expiresIn: Type.Integer({ description: 'Seconds the ticket stays valid.' }),
+  },
+  { title: 'TerminalTicket' },
+);
+export type TerminalTicket = Static<typeof TerminalTicket>;
+
+export const TerminalSocketQuery = Type.Object(
+  {
+    ticket: Type.Optional(
+      Type.String({ maxLength: 200, description: 'A ticket from `POST /api/terminal/ticket`, single use; the upgrade is refused without it (401).' }),
+    ),
+  },
+  { title: 'TerminalSocketQuery' },
+);
+
+/**
+ * What the window sends on `/terminal`, as text frames: keystrokes (and pastes) for the shell,
+ * and the size of its view.
+ */
+export const TerminalInput = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('input'), data: Type.String({ description: "Bytes for the shell's input, as typed." }) }, { title: 'TerminalKeys' }),
+    Type.Object(
+      {
+        type: Type.Literal('resize'),
+        cols: Type.Integer({ minimum: 1, maximum: 1000 }),
+        rows: Type.Integer({ minimum: 1, maximum: 1000 }),
+      },
+      { title: 'TerminalResize' },
+    ),
+  ],
+  { title: 'TerminalInput' },
+);
+export type TerminalInput = Static<typeof TerminalInput>;
+
+/**
+ * What the server sends on `/terminal` as text frames; the terminal's output itself comes as
+ * binary frames (the bytes the shell wrote, UTF-8 as a rule), never as text.
+ */
+export const TerminalMessage = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('ready'), shell: Type.String({ description: 'The shell started, by name (`bash`).' }) }, { title: 'TerminalReady' }),
+    Type.Object(
+      {
+        type: Type.Literal('exit'),
+        exitCode: Type.Integer({ description: "The shell's exit code." }),
+        signal: Type.Optional(Type.Integer({ description: 'The signal that ended it, if one did.' })),
+      },
+      { title: 'TerminalExit' },
+    ),
+  ],
+  { title: 'TerminalMessage' },
+);
+export type TerminalMessage = Static<typeof TerminalMessage>;

@@ -25,14 +25,15 @@ export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
  * What the credentials check answers for an operation, derived from its `auth`: a token in the
  * query string is refused everywhere; a presented token is verified wherever tokens are
  * accepted, even where none is required; no credentials where some are required is
- * unauthorized; a token without the operation's scope is insufficient_scope; Basic client
+ * unauthorized; where credentials are required, a token without the operation's scope is
+ * insufficient_scope (where anyone may call, its caller is served as anonymous); Basic client
  * credentials that do not parse are invalid_client.
  */
 export function authErrors(auth: OperationAuth): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request'];
   if (auth.oauth2?.length || auth.bearer) codes.push('invalid_token');
   if (!auth.anonymous) codes.push('unauthorized');
-  if (auth.oauth2?.length) codes.push('insufficient_scope');
+  if (auth.oauth2?.length && !auth.anonymous) codes.push('insufficient_scope');
   if (auth.clientBasic) codes.push('invalid_client');
   return codes;
 }

@@ -139,9 +139,25 @@ export const TabCompleteRequest = Type.Object(
 );
 export type TabCompleteRequest = Static<typeof TabCompleteRequest>;
 
+/**
+ * What a completion wrote past characters the line already has after the cursor: an editor's
+ * auto-closed quote in `import fs from 'node:|'` gets `completion` `fs` and this `{skip: 1, text: ";"}`.
+ */
+export const CompletionContinuation = Type.Object(
+  {
+    skip: Type.Integer({ minimum: 1, description: 'How many characters of the text after the cursor the model passed through.' }),
+    text: Type.String({ minLength: 1, description: 'What it wrote after them: it goes right after those characters.' }),
+  },
+  { additionalProperties: false, title: 'CompletionContinuation' },
+);
+export type CompletionContinuation = Static<typeof CompletionContinuation>;
+
 export const TabCompletion = Type.Object(
   {
-    completion: Type.String({ description: 'Text to insert at the cursor; empty when the model has nothing it is sure of.' }),
+    completion: Type.String({
+      description: 'Text to insert at the cursor; it never repeats the text after the cursor (`suffix`). Empty when the model has nothing it is sure of.',
+    }),
+    continuation: Type.Optional(CompletionContinuation),
     latencyMs: Type.Integer({ minimum: 0, description: 'Server-side time from receiving the request to the answer.' }),
     model: Type.Optional(Type.String({ description: 'The model that answered.' })),
   },

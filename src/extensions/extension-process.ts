@@ -1,9 +1,17 @@
-// One extension's process, seen from the server: forked with an IPC channel and a heap limit,
-// talked to in JSON messages (host/host.mjs is the other end). Whatever the extension does — a
-// throw, a crash, an endless loop, a memory blow-up — ends here as a rejected promise or a
-// `failed` callback; nothing it sends is trusted, and nothing waiting on it waits unbounded.
-import { fork, type ChildProcess } from 'node:child_process';
+// One extension's process, seen from the server: started with a message channel and a memory
+// limit, talked to in JSON messages, one per line, on its file descriptor 3 (host/host.mjs is the
+// other end). Not Node's IPC channel: that one reads a message of any size, and a line that is
+// not JSON, which the extension can write to the descriptor itself, throws inside the server.
+// Whatever the extension does — a throw, a crash, an endless loop, a memory blow-up of its heap
+// or of Buffers, a message without end, garbage on the channel, not reading its own — ends here
+// as a rejected promise or a `failed` callback; nothing it sends is trusted, and nothing waiting
+// on it waits unbounded.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { LineFramer, type Frame } from '../contracts/framing.ts';
+import { localCode } from '../contracts/local-resources.ts';
 import { LoomError } from '../core/errors.ts';
 import type { LoomEvent } from '../core/events/bus.ts';
 import { COMMAND_NAME, type ExtensionManifest } from './manifest.ts';
@@ -15,13 +23,26 @@ const MAX_EVENTS_IN_FLIGHT = 64;
 const STDERR_TAIL = 8 * 1024;
 /** How long a process that ran past a command's time limit has to answer a ping before it counts as stuck. */
 const PING_GRACE_MS = 2000;
+/** The largest message an extension may send (a command's result, an edit's text); past it, it is stopped. */
+const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** Bytes sent to an extension and not read by it yet; past this, it is stuck (or refuses to read) and is stopped. */
+const MAX_UNREAD_BYTES = 64 * 1024 * 1024;
+/** API calls of an extension being answered at once; more are refused (a flood must not grow the server). */
+const MAX_CALLS_IN_FLIGHT = 64;
+/** After the process exits, how long what it wrote last (a crash's message) may take to arrive. */
+const EXIT_DRAIN_MS = 2000;
+/** How often the process's memory (its resident set) is compared with its limit. */
+const MEMORY_CHECK_MS = 100;
 /** The environment an extension gets: enough to run, none of the server's secrets. */
 const PASSED_ENV = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'TMPDIR', 'TMP', 'TEMP', 'SystemRoot', 'TZ'];
 
 export interface ExtensionLimits {
   /** Time a command (and `activate`, with at least 15 s to start a process) may take. */
   commandTimeoutMs: number;
-  /** `--max-old-space-size` of the process. */
+  /**
+   * Memory the whole process may use (its resident set: the JavaScript heap, Buffers, native
+   * memory), in MB; also its `--max-old-space-size`.
+   */
   memoryLimitMb: number;
   /** Time `deactivate` may take before the process is killed. */
   deactivateTimeoutMs: number;
@@ -54,6 +75,11 @@ type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => voi
  */
 export class ExtensionProcess {
   private child?: ChildProcess;
+  private channel?: Socket;
+  private readonly messages = new LineFramer({ maxMessageBytes: MAX_MESSAGE_BYTES, headBytes: 200 });
+  private memoryTimer?: NodeJS.Timeout;
+  private memoryCheck = false;
+  private callsInFlight = 0;
   private running = false;
   private stopping = false;
   private ended = false;
@@ -88,17 +114,18 @@ export class ExtensionProcess {
   start(): Promise<void> {
     const env: Record<string, string> = {};
     for (const name of PASSED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-    const child = fork(HOST_SCRIPT, [], {
+    // Not the server's own flags (tsx's loader, an inspector): a plain node with a heap limit.
+    const child = spawn(process.execPath, [`--max-old-space-size=${this.limits.memoryLimitMb}`, HOST_SCRIPT], {
       cwd: this.manifest.dir,
       env,
-      // Not the server's own flags (tsx's loader, an inspector): a plain node with a heap limit.
-      execArgv: [`--max-old-space-size=${this.limits.memoryLimitMb}`],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      windowsHide: true,
     });
     this.child = child;
+    const channel = child.stdio[3] as Socket | null;
+    this.channel = channel ?? undefined;
     this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => resolve(this.onExit(code, signal)));
+      child.once('exit', (code, signal) => void this.drained().then(() => resolve(this.onExit(code, signal))));
       // A process that could not be made (its folder gone, no memory) never exits: it ends here, like a crash.
       child.on('error', (error) => {
         this.callbacks.log(`its process failed: ${error.message}`);
@@ -113,7 +140,10 @@ export class ExtensionProcess {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
       this.output(chunk);
     });
-    child.on('message', (message) => this.onMessage(message));
+    channel?.on('data', (chunk: Buffer) => this.onFrames(this.messages.push(chunk)));
+    // Its end is the process's: told by 'exit'. A broken channel is no server error.
+    channel?.on('error', (error) => this.callbacks.log(`its message channel failed: ${error.message}`));
+    this.memoryTimer = setInterval(() => void this.checkMemory(), MEMORY_CHECK_MS).unref();
     const started = new Promise<void>((resolve, reject) => {
       this.startWaiter = { resolve: () => resolve(), reject };
     });
@@ -153,7 +183,7 @@ export class ExtensionProcess {
 
   /** Passes a server event, unless the extension does not listen or is too far behind. */
   deliver(event: LoomEvent): void {
-    if (!this.running || !this.subscribed || !this.child?.connected) return;
+    if (!this.running || !this.subscribed || !this.connected) return;
     if (this.eventsInFlight >= MAX_EVENTS_IN_FLIGHT) {
       this.droppedEvents++;
       return;
@@ -166,7 +196,7 @@ export class ExtensionProcess {
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || !this.exited) return;
-    if (this.running && child.connected) {
+    if (this.running && this.connected) {
       this.stopping = true;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.limits.deactivateTimeoutMs);
@@ -185,7 +215,7 @@ export class ExtensionProcess {
   /** After a command's time limit: a process that does not even answer a ping is stuck (an endless loop), and is stopped. */
   private async checkAlive(command: string): Promise<void> {
     const child = this.child;
-    if (!this.running || !child?.connected) return;
+    if (!this.running || !child || !this.connected) return;
     const id = this.nextId++;
     const answered = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
@@ -203,15 +233,86 @@ export class ExtensionProcess {
     child.kill('SIGKILL');
   }
 
+  /**
+   * Resolves once what the process wrote before it exited (its last message, a crash on stderr)
+   * has been read: when its channel and stderr end, or after EXIT_DRAIN_MS (a process it started
+   * may hold them open).
+   */
+  private drained(): Promise<void> {
+    const open = [this.channel, this.child?.stderr].filter((stream) => stream && !stream.readableEnded && !stream.destroyed);
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<void>((resolve) => (timer = setTimeout(resolve, EXIT_DRAIN_MS)));
+    const ended = Promise.all(open.map((stream) => new Promise<void>((resolve) => (stream!.once('end', resolve), stream!.once('close', resolve)))));
+    return Promise.race([ended.then(() => undefined), guard]).finally(() => clearTimeout(timer));
+  }
+
+  /** Whether messages can still be sent (the process is there and its channel open). */
+  private get connected(): boolean {
+    return this.channel !== undefined && this.channel.writable && !this.channel.destroyed && !this.ended;
+  }
+
   /** Sends a message; false when the channel is closed (the process is gone or going). */
   private send(message: Record<string, unknown>): boolean {
-    const child = this.child;
-    if (!child?.connected) return false;
-    // With a callback, a failed send is an argument, never an 'error' event nobody handles.
-    child.send(message, (error) => {
+    const channel = this.channel;
+    if (!channel || !this.connected) return false;
+    if (channel.writableLength > MAX_UNREAD_BYTES) {
+      this.stopBecause(`stopped reading its messages (more than ${MAX_UNREAD_BYTES / (1024 * 1024)} MB waiting for it) and was stopped`);
+      return false;
+    }
+    // With a callback, a failed write is an argument, never an 'error' event nobody handles.
+    channel.write(`${JSON.stringify(message)}\n`, (error) => {
       if (error) this.callbacks.log(`a message to it was lost: ${error.message}`);
     });
     return true;
+  }
+
+  /** Ends the process for something it did; `reason` follows its name in what the user reads. */
+  private stopBecause(reason: string): void {
+    if (this.ended) return;
+    this.killReason ??= reason;
+    this.child?.kill('SIGKILL');
+  }
+
+  /** What arrived on the channel: messages, or one past the limit (the extension is stopped). */
+  private onFrames(frames: Frame[]): void {
+    for (const frame of frames) {
+      if (frame.kind !== 'message') {
+        this.stopBecause(`sent a message of more than ${MAX_MESSAGE_BYTES / (1024 * 1024)} MB and was stopped`);
+        return;
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(frame.text);
+      } catch {
+        // Only the extension's own code writing to the channel can do this.
+        this.stopBecause('wrote something that is not a message on its channel and was stopped');
+        return;
+      }
+      this.onMessage(message);
+    }
+  }
+
+  /**
+   * Compares the process's resident set with its limit, and stops it when it is over: the heap
+   * limit alone misses Buffers and native memory. Read from /proc where there is one (Linux);
+   * elsewhere the host reports it (process.memoryUsage.rss()).
+   */
+  private async checkMemory(): Promise<void> {
+    const pid = this.child?.pid;
+    if (this.memoryCheck || this.ended || pid === undefined) return;
+    this.memoryCheck = true;
+    try {
+      const status = await fs.promises.readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
+      const kb = status === undefined ? undefined : /^VmRSS:\s*(\d+)\s*kB/m.exec(status)?.[1];
+      if (kb !== undefined) this.onMemory(Number(kb) * 1024);
+      else if (status === undefined && this.running) this.send({ type: 'memory', id: 0 });
+    } finally {
+      this.memoryCheck = false;
+    }
+  }
+
+  private onMemory(rss: number): void {
+    if (rss > this.limits.memoryLimitMb * 1024 * 1024) this.stopBecause(outOfMemory(this.limits.memoryLimitMb));
   }
 
   private output(chunk: string): void {
@@ -246,6 +347,9 @@ export class ExtensionProcess {
       case 'call':
         if (typeof m.id === 'number' && typeof m.method === 'string') void this.answerCall(m.id, m.method, m.params);
         return;
+      case 'memory':
+        if (typeof m.rss === 'number') this.onMemory(m.rss);
+        return;
       case 'register':
       case 'unregister':
         if (typeof m.command === 'string' && COMMAND_NAME.test(m.command)) this.callbacks[m.type](m.command);
@@ -275,15 +379,24 @@ export class ExtensionProcess {
   }
 
   private async answerCall(id: number, method: string, params: unknown): Promise<void> {
+    if (this.callsInFlight >= MAX_CALLS_IN_FLIGHT) {
+      const message = `At most ${MAX_CALLS_IN_FLIGHT} calls of the extension API are answered at once; this one was refused.`;
+      this.send({ type: 'reply', id, ok: false, error: { code: localCode('rate_limited'), message } });
+      return;
+    }
+    this.callsInFlight++;
     let reply: Record<string, unknown>;
     try {
       const value = await this.callbacks.call(method, typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {});
       reply = { type: 'reply', id, ok: true, value: value ?? null };
     } catch (error) {
-      const code = error instanceof LoomError ? error.code.toUpperCase() : 'INTERNAL_ERROR';
+      // The local API's codes, as its routes answer them (RATE_LIMIT_EXCEEDED, PROTECTED_PATH, …).
+      const code = error instanceof LoomError ? localCode(error.code) : 'INTERNAL_ERROR';
       const message = error instanceof LoomError ? error.message : 'The server failed to do it; see its log.';
       if (!(error instanceof LoomError)) this.callbacks.log(`an API call (${method}) failed inside the server: ${(error as Error).message}`);
       reply = { type: 'reply', id, ok: false, error: { code, message } };
+    } finally {
+      this.callsInFlight--;
     }
     this.send(reply);
   }
@@ -292,6 +405,8 @@ export class ExtensionProcess {
     // A failed spawn may be told twice ('error', then 'exit').
     if (this.ended) return;
     this.ended = true;
+    clearInterval(this.memoryTimer);
+    this.channel?.destroy();
     const wasRunning = this.running;
     const expected = this.stopping;
     this.running = false;
@@ -316,12 +431,15 @@ export class ExtensionProcess {
 
   private exitReason(code: number | null, signal: NodeJS.Signals | null): string {
     if (this.killReason) return this.killReason;
-    if (/heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail))
-      return `ran out of memory (its limit is ${this.limits.memoryLimitMb} MB) and was stopped`;
+    if (/heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderrTail)) return outOfMemory(this.limits.memoryLimitMb);
     if (this.fatalMessage) return `crashed: ${this.fatalMessage}`;
     if (signal) return `was killed (${signal})`;
     return `exited (code ${code})`;
   }
+}
+
+function outOfMemory(limitMb: number): string {
+  return `ran out of memory (its limit is ${limitMb} MB) and was stopped`;
 }
 
 function text(value: unknown): string {

@@ -1,8 +1,10 @@
 // Composition root of `loom hosted`: config → store, catalog, services → app → listening.
 import { Redis } from 'ioredis';
 import { createCompletionEngine } from '../compose/completion.ts';
+import { explainSettings, settingFiles } from '../config/setting-places.ts';
 import { ResourceStack } from '../compose/resources.ts';
-import { requireFolder } from '../config/folders.ts';
+import { createModelLibrary } from '../compose/models.ts';
+import { loomFolders, requireFolder } from '../config/folders.ts';
 import { publicUrlFor, type LoomConfig } from '../config/load.ts';
 import { LOOM_VERSION } from '../config/version.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -12,13 +14,15 @@ import { FeedbackService } from '../core/feedback/feedback.ts';
 import { CodeHostProvider, type SignInProvider } from '../core/identity/codehost.ts';
 import { createIdentity } from '../core/identity/index.ts';
 import { OidcProvider } from '../core/identity/oidc.ts';
-import { ModelLibrary } from '../core/models/library.ts';
 import { ReleaseChecker } from '../core/releases/release-checker.ts';
 import { MutableServiceUrls } from '../core/urls.ts';
+import { WorkspacePaths } from '../core/workspace/paths.ts';
 import { flushLog, type LogDestination } from '../http/log-destination.ts';
 import { openStore, type Store } from '../store/index.ts';
-import { startComposerJobs } from '../compose/composer.ts';
+import { composerFolderWorkspace, startComposerJobs } from '../compose/composer.ts';
+import { withDefaultWorkspace } from '../core/composer/default-workspace.ts';
 import { ComposerService } from '../core/composer/service.ts';
+import type { CompletionConfig } from '../core/completion/config.ts';
 import { buildHostedApp } from './app.ts';
 import type { HandlerServices } from './handlers/index.ts';
 
@@ -43,6 +47,19 @@ export interface HostedOptions {
    * model learns LOOM_CORPUS_DIR only.
    */
   builtinModel?: BuiltinModel;
+  /**
+   * The completion settings to follow instead of the configuration's (`loom up`: the desktop
+   * app's, settings.json's `completion` keys over the config file, changing without a restart),
+   * so that tab completion and composer sessions use the model agents use. Hints then name
+   * settings.json too, by its role.
+   */
+  completion?: { current: () => CompletionConfig; onChange(listener: () => void): void };
+  /**
+   * A folder that is the default workspace of composer sessions (`loom up`: the desktop app's),
+   * beside the registered ones and never stored. Offered only where this process runs the
+   * sessions (no REDIS_URL): a worker elsewhere knows the registered workspaces only.
+   */
+  defaultWorkspace?: string;
   /** Where the server's log lines go (tests read them); stdout by default. */
   logDestination?: LogDestination;
   /** Prefix of its rate limit keys in Redis (tests sharing one Redis keep apart with it). */
@@ -79,23 +96,38 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     resources.onClose(() => training.abort());
     let reportTrainingFailure = (_error: Error) => {};
     const corpusLearned = config.corpusDir
-      ? trainOnFolder(builtinModel, config.corpusDir, { signal: training.signal }).then(
+      ? trainOnFolder(builtinModel, new WorkspacePaths(config.corpusDir, { loomFolders: loomFolders(config) }), { signal: training.signal }).then(
           () => undefined,
           (error: Error) => reportTrainingFailure(error),
         )
       : Promise.resolve();
+    const completionConfig = options.completion?.current ?? (() => config.completion);
     const completion = resources.push(
-      createCompletionEngine({ builtin: new BuiltinProvider(builtinModel), catalog, modelsDir: config.modelsDir }, () => config.completion),
+      createCompletionEngine(
+        {
+          builtin: new BuiltinProvider(builtinModel),
+          catalog,
+          modelsDir: config.modelsDir,
+          explain: explainSettings(settingFiles(config, { hosted: true, desktop: options.completion !== undefined })),
+        },
+        completionConfig,
+      ),
     );
+    options.completion?.onChange(() => completion.providers.configure(completionConfig()));
     // Closed after the app: its last lines are written.
     resources.onClose(() => flushLog(options.logDestination));
     // Composer sessions run here (the in-process queue), closed before the engine whose models
     // they use: a session running then is handed back, queued, for the next start to run.
     let reportJobFailure = (_error: unknown) => {};
-    const jobs = resources.push(startComposerJobs(config, { store, providers: completion.providers, clock, onError: (error) => reportJobFailure(error) }));
+    const home = options.defaultWorkspace !== undefined && !config.redisUrl ? composerFolderWorkspace(options.defaultWorkspace) : undefined;
+    const workspaces = home ? withDefaultWorkspace(store.composerWorkspaces, home.workspace) : store.composerWorkspaces;
+    const jobs = resources.push(
+      startComposerJobs(config, { store, workspaces, providers: completion.providers, clock, onError: (error) => reportJobFailure(error) }),
+    );
     const composer = new ComposerService({
       sessions: store.composerSessions,
       workspaces: store.composerWorkspaces,
+      ...(home ? { defaultWorkspace: home } : {}),
       queue: jobs.queue,
       limits: () => config.composer,
       budgets: () => ({ maxSteps: config.agents.maxSteps, maxTokens: config.agents.maxTokens, timeoutSeconds: config.agents.timeoutSeconds }),
@@ -106,7 +138,7 @@ export async function startHosted(config: LoomConfig, clock: Clock = systemClock
     });
     const services: HandlerServices = {
       catalog,
-      models: new ModelLibrary(catalog, config.modelsDir),
+      models: createModelLibrary(catalog, config.modelsDir),
       releases: new ReleaseChecker({ ...config.upstream, clock }),
       feedback: new FeedbackService(store.feedback, clock),
       health: { version: LOOM_VERSION, startedAt: clock.now(), clock, pingStore: () => store.ping() },

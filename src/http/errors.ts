@@ -5,6 +5,7 @@ import type { FastifyError } from 'fastify';
 import { ERROR_CODES, OAUTH_ERROR_CODES, type ErrorCode } from '../contracts/errors.ts';
 import type { ErrorBody } from '../contracts/schemas.ts';
 import { LoomError } from '../core/errors.ts';
+import { hidePrivatePaths } from '../core/files/private-folders.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -39,8 +40,20 @@ export function errorBody(code: ErrorCode, message: string, hint?: string): Erro
   return body;
 }
 
-/** Turns anything thrown into a status and an Error body. */
+/**
+ * Turns anything thrown into a status and an Error body: where every error of both servers
+ * becomes an answer, so the server's own folders are hidden here (private-folders.ts).
+ */
 export function describeError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+  const described = describe(error);
+  const { body } = described;
+  body.message = hidePrivatePaths(body.message);
+  if (body.hint !== undefined) body.hint = hidePrivatePaths(body.hint);
+  if (body.error_description !== undefined) body.error_description = body.message;
+  return described;
+}
+
+function describe(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
   if (error instanceof LoomError) {
     return { status: ERROR_CODES[error.code].status, body: errorBody(error.code, error.message, error.hint), internal: false };
   }

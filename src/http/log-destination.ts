@@ -14,6 +14,8 @@ const BATCH_BYTES = 64 * 1024;
 const BATCH_MS = 100;
 /** What may wait for a slow reader (a full pipe) before lines are dropped rather than memory grown. */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/** At exit, how long the last batch may wait for a reader whose pipe is full. */
+const EXIT_WRITE_LIMIT_MS = 10_000;
 
 /**
  * A file descriptor or file written asynchronously and in batches. Each line is copied at once
@@ -80,16 +82,26 @@ export class AsyncLogDestination implements LogDestination {
 
   /**
    * At exit no event loop is left to write for us: pino has written the writer's queue
-   * synchronously by now (it registers first), so the batch still waiting follows it.
+   * synchronously by now (it registers first), so the batch still waiting follows it. A pipe
+   * whose reader is behind is full and, non-blocking, refuses the write (EAGAIN): the batch
+   * waits for room, as sonic-boom's own flushSync does, for a bounded time.
    */
   private readonly writeAtExit = (): void => {
     const batch = this.buffer.subarray(0, this.used);
     this.used = 0;
     try {
       this.writer.flushSync();
-      for (let written = 0; written < batch.length;) written += fs.writeSync(this.fd, batch, written);
+      const deadline = Date.now() + EXIT_WRITE_LIMIT_MS;
+      for (let written = 0; written < batch.length;) {
+        try {
+          written += fs.writeSync(this.fd, batch, written);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) throw error;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
+      }
     } catch {
-      // Nothing left to report it to: stdout is closed or full.
+      // Nothing left to report it to: stdout is closed, or full past the time limit.
     }
   };
 }

@@ -1,17 +1,26 @@
 import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { allFieldsOptional } from '../contracts/schema-helpers.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's table declares no body: it reads none, so an empty one, of any type, is no body. */
+    takesNoBody?: boolean;
+  }
+}
 
 /**
  * Two validators: bodies are checked as sent (no type coercion, no stripping), while query,
  * params and headers, which arrive as strings, are coerced to the declared types.
  * Every error is reported (allErrors), not just the first; bodies are size-limited first.
  *
- * A body whose fields are all optional may be left out: no body, an empty one sent with
- * `Content-Type: application/json`, or `null` are read as `{}` (so `POST /api/editor/save`
- * needs no `-d '{}'`). A body with a required field still needs one, and text that is not
- * JSON is still invalid_json.
+ * A body whose fields are all optional may be left out: no body, an empty one of any type
+ * (`Content-Type: application/json` and zero bytes, `Content-Length: 0`, chunked with no
+ * chunk), or `null` are read as `{}` (so `POST /api/editor/save` needs no `-d '{}'`). A route
+ * that takes no body (`takesNoBody`, set from the route tables) takes an empty one the same
+ * way. A body with a required field still needs one, and a body that is not empty keeps its
+ * answer: text that is not JSON is invalid_json, a type nothing here reads is 415.
  */
 export function registerValidation(app: FastifyInstance): void {
   const bodyAjv = jsonValidator();
@@ -21,7 +30,7 @@ export function registerValidation(app: FastifyInstance): void {
     const validate = bodyAjv.compile(schema as object);
     return allFieldsOptional(schema) ? absentMeansEmpty(validate) : validate;
   });
-  acceptEmptyJsonBodies(app);
+  acceptEmptyBodies(app);
 }
 
 const COMMON_OPTIONS: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
@@ -59,20 +68,52 @@ function absentMeansEmpty(validate: ValidateFunction): (data: unknown) => boolea
   return wrapped;
 }
 
+/** Whether the route's body may be left out: it takes none, or none of its fields is required. */
+function bodyMayBeLeftOut(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.takesNoBody === true || allFieldsOptional(request.routeOptions.schema?.body);
+}
+
 /**
- * The JSON parser, except that an empty body is no body on a route whose body fields are all
- * optional (Fastify's own parser refuses it before the route's schema is looked at).
- * Everywhere else an empty JSON body stays invalid_json.
+ * The parsers, except that an empty body is no body on a route whose body may be left out,
+ * whatever its Content-Type (Fastify would refuse an empty JSON body, and a type it has no
+ * parser for, before the route is looked at). JSON and plain text are read as Fastify reads
+ * them; a type nothing here reads is still 415, at once when the request says its body is not
+ * empty, else at its first byte.
  */
-function acceptEmptyJsonBodies(app: FastifyInstance): void {
+function acceptEmptyBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
     const text = String(body); // parseAs: 'string'
-    if (text.length === 0 && allFieldsOptional(request.routeOptions.schema?.body)) {
+    if (text.length === 0 && bodyMayBeLeftOut(request)) {
       done(null, undefined);
       return;
     }
     parseJson(request, text, done);
+  });
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const text = String(body);
+    done(null, text.length === 0 && bodyMayBeLeftOut(request) ? undefined : text);
+  });
+  // Any other type, and a body without a type.
+  app.addContentTypeParser('*', (request, payload, done) => {
+    // No route: the not-found handler answers, the body unread (as without this parser).
+    if (request.is404) return done(null, undefined);
+    const unsupported = () => done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
+    if (!bodyMayBeLeftOut(request) || Number(request.headers['content-length']) > 0) return unsupported();
+    const settle = (outcome: () => void) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer | string) => {
+      if (chunk.length > 0) settle(unsupported);
+    };
+    const onEnd = () => settle(() => done(null, undefined));
+    const onError = (error: Error) => settle(() => done(error, undefined));
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
   });
 }

@@ -17,10 +17,12 @@ import { createLocalHandlers, type LocalServices } from './handlers/index.ts';
 import { localOpenApi } from './openapi.ts';
 import { registerLocalRateLimit, type LocalLimits } from './rate-limit.ts';
 import { registerLocalRoutes } from './routes.ts';
+import { Terminals } from './terminal/terminals.ts';
 import { TicketBook } from './tickets.ts';
 import { refuseStrayUpgrades, trackUpgrades, type Upgrades } from './upgrades.ts';
 import { WindowSignIn } from './window/sign-in.ts';
 import { registerWindowPage, type WindowPageOptions } from './window/page.ts';
+import { createShellLauncher } from '../compose/terminal.ts';
 
 export interface LocalAppOptions {
   /** What the routes work on. */
@@ -29,6 +31,8 @@ export interface LocalAppOptions {
   /** Calls the listener whenever the settings (and so perhaps the token) change; the token is then re-read. */
   onSettingsChange?: (listener: () => void) => void;
   limits: () => LocalLimits;
+  /** The settings.json the limits come from, named in a 429's hint (its budget is the way out). */
+  settingsFile?: string;
   /** Timeouts and the per-client connection cap. */
   http: ConnectionLimits;
   /** The port listened on; known after listen. */
@@ -38,6 +42,12 @@ export interface LocalAppOptions {
   logDestination?: LogDestination;
   /** How the window's bundle is found or built (window/page.ts); built when missing or stale by default. */
   window?: WindowPageOptions;
+  /**
+   * The window's sign-in: where its sessions are saved (a restart keeps them) and the data dir's
+   * link key a request for a sign-in link carries (window/link-key.ts). Without them, sessions
+   * live in memory and no link is given on request.
+   */
+  signIn?: { sessionsFile?: string; linkKey?: string };
 }
 
 /**
@@ -47,7 +57,7 @@ export interface LocalAppOptions {
  *   const { app, events } = await buildLocalApp({ services, token: () => settings.apiToken, limits, http, port: () => port, logLevel: 'info' });
  *   await app.listen({ port, host: 'localhost' });
  */
-export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub; signIn: WindowSignIn }> {
+export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: FastifyInstance; events: EventHub; signIn: WindowSignIn; terminals: Terminals }> {
   const raw = localRawAnswers();
   // Router errors are answered before any hook runs; an upgrade's socket is closed after them.
   let upgrades: Upgrades | undefined;
@@ -79,13 +89,22 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
   registerRequestFraming(app);
   const { services } = options;
   const tickets = new TicketBook(services.clock);
-  const signIn = new WindowSignIn(services.clock, options.token);
+  const signIn = new WindowSignIn(services.clock, options.token, { file: options.signIn?.sessionsFile, linkKey: options.signIn?.linkKey });
   registerGuard(app, { port: options.port, token: options.token, tickets, upgrades, signIn });
   refuseStrayUpgrades(app, upgrades);
-  registerLocalRateLimit(app, options.limits, services.clock);
+  registerLocalRateLimit(app, options.limits, services.clock, options.settingsFile);
 
   const currentGrant = () => hashToken(options.token());
   const events = createEventHub(services.events, services.version, currentGrant);
+  const terminals = new Terminals({
+    cwd: services.paths.root,
+    secrets: services.secrets,
+    trusted: () => services.extensions.workspaceTrusted,
+    currentGrant,
+    shells: createShellLauncher(),
+  });
+  // Every shell ends with the server (before the upgrade sockets are dropped in preClose).
+  app.addHook('preClose', async () => terminals.close());
   // Built on first request, when the port is known.
   let openApi: ReturnType<typeof localOpenApi> | undefined;
   const handlers = createLocalHandlers(services, {
@@ -93,10 +112,15 @@ export async function buildLocalApp(options: LocalAppOptions): Promise<{ app: Fa
     token: options.token,
     openApi: () => (openApi ??= localOpenApi(services.version, options.port())),
     signIn,
+    terminals,
+    port: options.port,
   });
-  registerLocalRoutes(app, handlers, { openEventStream: events.accept }, options.port);
+  registerLocalRoutes(app, handlers, { openEventStream: events.accept, openTerminal: (socket, grant) => terminals.accept(socket, grant) }, options.port);
   await registerWindowPage(app, options.window);
   // Rotating the token closes what the old one opened (tickets bought with it are refused on redemption).
-  options.onSettingsChange?.(() => events.hub.revokeExcept(currentGrant()));
-  return { app, events: events.hub, signIn };
+  options.onSettingsChange?.(() => {
+    events.hub.revokeExcept(currentGrant());
+    terminals.revokeExcept(currentGrant());
+  });
+  return { app, events: events.hub, signIn, terminals };
 }

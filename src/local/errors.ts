@@ -7,7 +7,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_CODES, type ErrorCode } from '../contracts/errors.ts';
 import { localCode, type LocalErrorBody } from '../contracts/local-resources.ts';
 import { AgentCapacityError, RevertConflictError } from '../core/agents/errors.ts';
+import { ComposerLimitError } from '../core/composer/service.ts';
 import { GitConflictError } from '../core/git/index.ts';
+import { ApplyRefused } from '../core/workspace/composer-edits.ts';
 import { trackAllowedMethods } from '../http/allowed-methods.ts';
 import { answeredNobody } from '../http/client-gone.ts';
 import { describeError } from '../http/errors.ts';
@@ -39,13 +41,13 @@ export function localFrameworkErrors(onAnswer: (request: FastifyRequest, reply: 
 function sendLocalError(reply: FastifyReply, error: unknown): FastifyReply {
   const { status, body } = describeError(error);
   // A 6th agent task says when a slot is expected to free, like any other 429.
-  if (error instanceof AgentCapacityError) reply.header('retry-after', String(error.retryAfter));
+  if (error instanceof AgentCapacityError || error instanceof ComposerLimitError) reply.header('retry-after', String(error.retryAfter));
   const retryAfter = reply.getHeader('retry-after');
   const extra: Partial<LocalErrorBody['error']> = {};
   if (body.hint) extra.hint = body.hint;
   if (body.details) extra.details = body.details;
   if (retryAfter !== undefined) extra.retryAfter = Number(retryAfter);
-  if (error instanceof GitConflictError || error instanceof RevertConflictError) extra.files = error.files;
+  if (error instanceof GitConflictError || error instanceof RevertConflictError || error instanceof ApplyRefused) extra.files = error.files;
   return reply
     .code(status)
     .type('application/json; charset=utf-8')

@@ -35,9 +35,9 @@ function rawSocket(socket: WebSocket): Socket | undefined {
 
 /**
  * Takes a socket the route let in, with the fingerprint of the token that let it in (guard.ts
- * `grantedBy`).
+ * `grantedBy`) and the window session's cookie id, when a window opened it.
  */
-export type AcceptSocket = (socket: WebSocket, grantedBy: string | undefined) => void;
+export type AcceptSocket = (socket: WebSocket, grant: { grantedBy: string | undefined; session: string | undefined }) => void;
 
 /**
  * The event stream's clients: `accept` is the `/events` route's WebSocket handler (routes.ts
@@ -75,7 +75,7 @@ export function createEventHub(bus: EventBus, version: string, currentGrant: () 
   };
   const unsubscribe = bus.subscribe(broadcast);
 
-  const accept: AcceptSocket = (socket, grantedBy) => {
+  const accept: AcceptSocket = (socket, { grantedBy }) => {
     if (grantedBy !== currentGrant()) {
       socket.close(TOKEN_ROTATED_CLOSE.code, TOKEN_ROTATED_CLOSE.reason);
       return;

@@ -3,12 +3,15 @@
 // page, and every request — WebSocket upgrades included — carries the API token, compared in
 // constant time. Who may call a route is the route's own rule (route-rules.ts): a route with
 // `access: 'ticket'` (the event stream) also takes a single-use ticket, on a real WebSocket
-// upgrade only, since a browser page cannot set headers on a WebSocket.
+// upgrade only, since a browser page cannot set headers on a WebSocket; a route with
+// `access: 'window'` (what runs code) takes only the session of a window signed in by its
+// one-time link, never the token, and on a WebSocket upgrade (the terminal) also a single-use
+// ticket that same session bought (docs/security.md, "Who may run code").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoomError } from '../core/errors.ts';
 import { constantTimeEqual, hashToken } from '../core/identity/secrets.ts';
 import { routeRules } from './route-rules.ts';
-import type { TicketBook } from './tickets.ts';
+import { terminalTicketPurpose, type TicketBook } from './tickets.ts';
 import type { Upgrades } from './upgrades.ts';
 import { CSRF_HEADER, readCookie, windowCookieName, type WindowSignIn } from './window/sign-in.ts';
 
@@ -60,11 +63,26 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): void
     const { access } = routeRules(request);
     if (access === 'public') return;
     const token = options.token();
-    const verdict = authorize(request, access, token, options, port);
+    const verdict = access === 'window' ? authorizeWindow(request, token, options, port) : authorize(request, access, token, options, port);
+    if (verdict === 'no_origin') {
+      refuse(reply, new LoomError('forbidden', "A window's WebSocket opens only from its own page: the upgrade must carry this server's Origin."));
+    }
     if (verdict === 'no_csrf') {
       refuse(
         reply,
         new LoomError('forbidden', `A request with the window's session cookie must carry its CSRF value in ${CSRF_HEADER}.`, 'GET /api/session gives it.'),
+      );
+    }
+    if (verdict === 'token' || verdict === 'token_session') {
+      refuse(
+        reply,
+        new LoomError(
+          'window_required',
+          verdict === 'token'
+            ? 'Only the signed-in window may do this: it runs code on this machine, and the API token (which scripts, extensions and MCP clients hold) never may.'
+            : 'This window signed in with the API token, which anything holding the token can do; only a window opened by its one-time link may run code.',
+          'Open the window with its one-time link: loom open (or loom serve --open, loom up --open), and answer there.',
+        ),
       );
     }
     if (verdict !== 'ok') {
@@ -98,6 +116,28 @@ function authorize(request: FastifyRequest, access: 'token' | 'ticket', token: s
 }
 
 /**
+ * A route that runs code (`access: 'window'`): only a session started by the one-time link, with
+ * its CSRF value, or on a WebSocket upgrade, from this Origin with a ticket the same session
+ * bought. The token, or a session traded for it, is `token` / `token_session` (403): whatever
+ * holds the token could have sent it.
+ */
+function authorizeWindow(
+  request: FastifyRequest,
+  token: string,
+  options: GuardOptions,
+  port: number,
+): 'ok' | 'no' | 'no_csrf' | 'no_origin' | 'token' | 'token_session' {
+  const sessionId = readCookie(request.headers.cookie, windowCookieName(port));
+  const session = sessionId === undefined ? undefined : options.signIn.session(sessionId);
+  if (session?.viaLink && options.upgrades.isUpgrade(request)) return windowUpgrade(request, sessionId!, token, options);
+  if (session?.viaLink) return windowRequest(request, session.csrf, options);
+  if (session) return 'token_session';
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
+  return match && constantTimeEqual(match[1]!, token) ? 'token' : 'no';
+}
+
+/**
  * A request of the window, let in by its session cookie. A cookie travels with any request the
  * browser makes to this origin, so what changes state must also prove it comes from the page:
  * the CSRF value, which only a script of this origin can have read (GET /api/session). The
@@ -109,6 +149,18 @@ function windowRequest(request: FastifyRequest, csrf: string, options: GuardOpti
   if (SAFE_METHODS.has(request.method)) return 'ok';
   const proof = request.headers[CSRF_HEADER];
   return typeof proof === 'string' && constantTimeEqual(proof, csrf) ? 'ok' : 'no_csrf';
+}
+
+/**
+ * A window-only WebSocket (the terminal). A browser sends the cookie with any upgrade to this
+ * host, and SameSite does not cover every way a page can cause one: the upgrade must carry this
+ * server's Origin (a foreign one was refused already) and a ticket the session bought over HTTP
+ * with its CSRF value, which only a script of the page can have read. Redeeming spends it.
+ */
+function windowUpgrade(request: FastifyRequest, sessionId: string, token: string, options: GuardOptions): 'ok' | 'no' | 'no_origin' {
+  if (request.headers.origin === undefined) return 'no_origin';
+  const ticket = new URL(request.url, 'http://localhost').searchParams.get('ticket');
+  return ticket !== null && options.tickets.redeem(ticket, token, terminalTicketPurpose(sessionId)) ? 'ok' : 'no';
 }
 
 function ticketUpgrade(request: FastifyRequest, access: 'token' | 'ticket', token: string, options: GuardOptions): boolean {

@@ -65,6 +65,7 @@ export function localRouteErrors(route: LocalRoute): ErrorCode[] {
   const { request } = route;
   const codes: ErrorCode[] = [...route.errors];
   if ((route.access ?? 'token') !== 'public') codes.push('unauthorized');
+  if (route.access === 'window') codes.push('window_required');
   if (request.params || request.query || request.body) codes.push('validation_error');
   // A path segment names a resource (not_found when it cannot exist); one longer than the router takes is uri_too_long.
   if (request.params) codes.push('not_found', 'uri_too_long');
@@ -109,6 +110,8 @@ function describeRoute(route: LocalRoute): Json {
 function securityOf(access: LocalRouteAccess, method: LocalRoute['method']): Json[] {
   if (access === 'public') return [];
   const window = method === 'GET' ? { windowSession: [] } : { windowSession: [], windowCsrf: [] };
+  // What runs code: the window's session (from its one-time link) only, never the token.
+  if (access === 'window') return [window];
   if (access === 'ticket') return [{ bearerAuth: [] }, { eventTicket: [] }, window];
   return [{ bearerAuth: [] }, window];
 }

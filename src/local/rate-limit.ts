@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LocalLimitClass } from '../contracts/local-routes.ts';
 import type { Clock } from '../core/clock.ts';
+import { LoomError } from '../core/errors.ts';
 import { MemoryCounter } from '../core/rate-limit/counters.ts';
 import { applyRateLimit } from '../http/rate-limit-headers.ts';
 import { routeRules } from './route-rules.ts';
@@ -18,12 +19,17 @@ const WINDOW_MS = 60_000;
 /**
  * Adds the rate limit as an onRequest hook: each request counts against its route's budget
  * (`limits()` read on every request, so settings.json edits apply at once), every answer
- * carries the RateLimit headers, and one over budget is 429 RATE_LIMIT_EXCEEDED.
+ * carries the RateLimit headers, and one over budget is 429 RATE_LIMIT_EXCEEDED, whose hint
+ * names the budget's key in `settingsFile` (the desktop app's user is its operator).
  */
-export function registerLocalRateLimit(app: FastifyInstance, limits: () => LocalLimits, clock: Clock): void {
+export function registerLocalRateLimit(app: FastifyInstance, limits: () => LocalLimits, clock: Clock, settingsFile = 'settings.json'): void {
   const counter = new MemoryCounter(clock);
   app.addHook('onRequest', (request, reply, done) => {
     const kind = routeRules(request).limit;
-    done(applyRateLimit(reply, counter.count(kind, WINDOW_MS), limits()[kind], WINDOW_MS / 1000));
+    const refusal = applyRateLimit(reply, counter.count(kind, WINDOW_MS), limits()[kind], WINDOW_MS / 1000);
+    done(
+      refusal &&
+        new LoomError(refusal.code, refusal.message, `${refusal.hint} Or raise the budget: "rateLimits": {"${kind}": …} in ${settingsFile} (applies at once).`),
+    );
   });
 }

@@ -48,7 +48,7 @@ function summaryTable(): string {
   const rows = routes.map((route) => [
     `\`${route.id}\``,
     `\`${route.method} ${route.path}\``,
-    route.access === 'ticket' ? 'token, or a ticket on the upgrade' : (route.access ?? 'token'),
+    route.access === 'ticket' ? 'token, or a ticket on the upgrade' : route.access === 'window' ? 'window only (never the token)' : (route.access ?? 'token'),
     route.limit ?? 'default',
     route.errors.length ? [...new Set(route.errors)].map((error) => `\`${localCode(error)}\``).join(', ') : '—',
     route.mcpTool ? `\`${route.mcpTool}\`` : '—',

@@ -19,12 +19,18 @@ type AnyHandler = (input: unknown, context: LocalHandlerContext) => Promise<unkn
  * Registers every route of the table on `app` (after the hooks that guard them).
  *
  * @example
- *   registerLocalRoutes(app, createLocalHandlers(services, parts), { openEventStream: events.accept }, () => port);
+ *   registerLocalRoutes(app, createLocalHandlers(services, parts), { openEventStream: events.accept, openTerminal: (socket, grant) => terminals.accept(socket, grant) }, () => port);
  */
 export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandlers, sockets: LocalSocketHandlers, port: () => number): void {
   for (const route of localRoutes as readonly LocalRoute[]) {
     const { params, query, body } = route.request;
-    const config: LocalRouteRules = { limit: route.limit ?? 'default', access: route.access ?? 'token', websocket: route.websocket === true };
+    const config: LocalRouteRules & { takesNoBody: boolean } = {
+      limit: route.limit ?? 'default',
+      access: route.access ?? 'token',
+      websocket: route.websocket === true,
+      // Read by the body parsers (http/validation.ts): an empty body of any type is no body.
+      takesNoBody: body === undefined,
+    };
     // Only the parts a route declares: Fastify warns about parts set to undefined.
     const schema = { ...(params && { params }), ...(query && { querystring: query }), ...(body && { body }) };
     if (route.websocket) {
@@ -34,10 +40,10 @@ export function registerLocalRoutes(app: FastifyInstance, handlers: LocalHandler
         url: route.path,
         schema,
         config,
-        wsHandler: (socket, request) => accept(socket, request.grantedBy),
+        wsHandler: (socket, request) => accept(socket, { grantedBy: request.grantedBy, session: readCookie(request.headers.cookie, windowCookieName(port())) }),
         handler: async (_request, reply) => {
           reply.header('upgrade', 'websocket');
-          throw new LoomError('upgrade_required', `${route.path} is a WebSocket: connect with Upgrade: websocket.`, 'See "Events" in docs/local-api.md.');
+          throw new LoomError('upgrade_required', `${route.path} is a WebSocket: connect with Upgrade: websocket.`, `See "${route.tag}" in docs/local-api.md.`);
         },
       });
       continue;

@@ -11,10 +11,14 @@ import type { AgentSettingsOverride } from '../core/agents/settings.ts';
 import type { CompletionConfig } from '../core/completion/config.ts';
 import { settingSchema } from '../config/setting-schema.ts';
 import { WEBHOOK_EVENT_TYPES } from '../core/events/bus.ts';
+import { LoomError } from '../core/errors.ts';
+import { withFileSystemErrors } from '../core/files/fs-errors.ts';
 import { ensurePrivateDir, tightenPrivateFile, type ModeWarning } from '../core/files/private-files.ts';
 import { writeFileAtomically } from '../core/files/write-atomically.ts';
 
 export const SETTINGS_FILE = 'settings.json';
+/** Most commands `agents.commands` lists. */
+const MAX_AGENT_COMMANDS = 100;
 
 const WebhookEntry = Type.Object(
   {
@@ -63,8 +67,8 @@ const CompletionSettingsSchema = Type.Object(
 
 /**
  * Agent tasks' defaults (docs/agents.md), each applying to tasks started after the edit; the
- * budgets' limits come from the config schema. `commands` lists the commands agents may run,
- * each matched exactly (no shell).
+ * budgets' limits come from the config schema. `commands` lists the commands agents run without
+ * asking, each matched exactly (no shell); the window's "always" adds to it (addAgentCommand).
  */
 const AgentSettingsSchema = Type.Object(
   {
@@ -72,10 +76,35 @@ const AgentSettingsSchema = Type.Object(
     maxTokens: Type.Optional(settingSchema('agents.maxTokens')),
     timeoutSeconds: Type.Optional(settingSchema('agents.timeoutSeconds')),
     commandTimeoutSeconds: Type.Optional(settingSchema('agents.commandTimeoutSeconds')),
-    commands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }), { maxItems: 100 })),
+    approvalTimeoutSeconds: Type.Optional(settingSchema('agents.approvalTimeoutSeconds')),
+    mapTokens: Type.Optional(settingSchema('agents.mapTokens')),
+    rulesTokens: Type.Optional(settingSchema('agents.rulesTokens')),
+    commands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }), { maxItems: MAX_AGENT_COMMANDS })),
   },
   { additionalProperties: false },
 );
+
+/**
+ * Language servers (docs/code-intelligence.md), by name: a bundled one (`typescript`, `python`)
+ * or one Loom looks for on PATH (`go`, `rust`, `c`) replaced by `command` or turned off by
+ * `enabled: false`; another name adds a server for the languages it lists (its own name
+ * otherwise). A command is absolute or a bare name found on PATH, and runs only in a trusted
+ * workspace. Edits apply without a restart: a server whose entry changed is stopped and starts
+ * again when needed.
+ */
+const LanguageServerEntry = Type.Object(
+  {
+    command: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, pattern: '^(/|[A-Za-z]:[\\\\/]|[^/\\\\]+$)' })),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100 })),
+    languages: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9+._-]{0,39}$' }), { minItems: 1, maxItems: 50 })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const LanguageServersSchema = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9+._-]{0,39}$' }), LanguageServerEntry, {
+  maxProperties: 50,
+  additionalProperties: false,
+});
 
 /** The shape CompletionSettingsSchema checks, in the config's own types. */
 type Scalars = Pick<CompletionConfig, 'provider' | 'timeoutMs' | 'maxTokens' | 'prefixChars' | 'suffixChars'>;
@@ -101,6 +130,7 @@ const LocalSettingsSchema = Type.Object(
     ),
     completion: Type.Optional(CompletionSettingsSchema),
     agents: Type.Optional(AgentSettingsSchema),
+    languageServers: Type.Optional(LanguageServersSchema),
   },
   // Unknown keys are kept (a newer Loom may have written them) but not used.
   { additionalProperties: true },
@@ -234,6 +264,40 @@ export class LiveSettings {
     this.value = settings;
     for (const listener of this.listeners) listener(settings);
     return true;
+  }
+
+  /**
+   * Adds `command` to `agents.commands` in the file (an agent's command the user approved
+   * "always"), then takes the file up at once, so that the next call sees it listed. The file is
+   * read afresh, so that an edit not taken up yet is kept; a command already listed changes
+   * nothing. Throws LoomError: bad_request for a file that is invalid or lists as many commands
+   * as it may, a file-system code when it cannot be written.
+   *
+   * @example settings.addAgentCommand('npm test');
+   */
+  addAgentCommand(command: string): void {
+    const file = path.join(this.dir, SETTINGS_FILE);
+    withFileSystemErrors(SETTINGS_FILE, () => {
+      const { settings, problems } = parseSettings(fs.readFileSync(file, 'utf8'));
+      if (!settings) {
+        throw new LoomError(
+          'bad_request',
+          `${SETTINGS_FILE} is invalid, so the command cannot be added to it: ${problems.join('; ')}`,
+          'Fix the file, or approve the command once.',
+        );
+      }
+      const commands = settings.agents?.commands ?? [];
+      if (commands.some((listed) => listed.trim() === command.trim())) return;
+      if (commands.length >= MAX_AGENT_COMMANDS) {
+        throw new LoomError(
+          'bad_request',
+          `${SETTINGS_FILE} lists ${commands.length} agent commands, the most it may.`,
+          'Approve the command once, or remove commands you no longer need from agents.commands.',
+        );
+      }
+      writeSettings(this.dir, { ...settings, agents: { ...settings.agents, commands: [...commands, command.trim()] } });
+    });
+    this.reload();
   }
 
   close(): void {

@@ -75,7 +75,7 @@ export function trackUpgrades(app: FastifyInstance, options: { settleMs: number 
 export function refuseStrayUpgrades(app: FastifyInstance, upgrades: Upgrades): void {
   app.addHook('onRequest', (request, _reply, done) => {
     if (upgrades.isUpgrade(request) && !routeRules(request).websocket) {
-      done(new LoomError('bad_request', `${request.method} ${request.url.split('?')[0]} is not a WebSocket; only /events accepts an upgrade.`));
+      done(new LoomError('bad_request', `${request.method} ${request.url.split('?')[0]} is not a WebSocket; only /events and /terminal accept an upgrade.`));
       return;
     }
     done();

@@ -47,6 +47,8 @@ export function buildLocalTools(findApp: FindLocalApp, table: readonly AnyLocalR
     const name = route.mcpTool;
     if (!name) continue;
     if (route.websocket) throw new Error(`${route.id}: a WebSocket route cannot be an MCP tool`);
+    // What runs code is the user's at the keyboard, never a tool's (the table's types refuse it too).
+    if (route.access === 'window') throw new Error(`${route.id}: a window-only route cannot be an MCP tool`);
     if (tools.has(name)) throw new Error(`${route.id}: the MCP tool name "${name}" is taken`);
     const parts = requestParts(route.request);
     tools.set(name, {
@@ -76,8 +78,8 @@ function toolDefinition(name: string, route: LocalRoute, parts: RequestPart[]): 
     description: route.description,
     inputSchema: toolInputSchema(route.id, parts) as Tool['inputSchema'],
     outputSchema: toolOutputSchema(route.id, route.success.schema) as Tool['outputSchema'],
-    // A GET changes nothing; every other route of the table may.
-    annotations: { title: route.summary, readOnlyHint: route.method === 'GET' },
+    // A GET changes nothing, nor does a POST the table marks `readOnly`; every other route may.
+    annotations: { title: route.summary, readOnlyHint: route.method === 'GET' || route.readOnly === true },
   };
 }
 

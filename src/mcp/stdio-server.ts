@@ -1,12 +1,13 @@
-// `loom mcp`'s protocol side: the MCP SDK's server over stdio, offering the local tools. stdout
+// `loom mcp`'s protocol side: the MCP SDK's server over stdio (our transport, which reads with
+// limits and answers what it cannot take: stdio-transport.ts), offering the local tools. stdout
 // carries the protocol and nothing else; nothing here prints. The server lives as long as its
 // client keeps stdin open.
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { invalidParams } from './request-params.ts';
 import type { LocalTool } from './local-tools.ts';
+import { GuardedStdioTransport } from './stdio-transport.ts';
 
 export interface StdioServerOptions {
   info: { name: string; title: string; version: string };
@@ -16,7 +17,7 @@ export interface StdioServerOptions {
   /** process.stdin and process.stdout by default. */
   stdin?: Readable;
   stdout?: Writable;
-  /** Hears of messages that could not be read (not JSON, not JSON-RPC); nobody by default. */
+  /** Hears of messages that could not be read (not JSON, not JSON-RPC, too large); nobody by default. */
   onError?: (error: Error) => void;
 }
 
@@ -49,7 +50,7 @@ export async function serveStdio(options: StdioServerOptions): Promise<RunningSt
   let closeServer!: () => void;
   const closed = new Promise<void>((resolve) => (closeServer = resolve));
   server.onclose = () => closeServer();
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const transport = new GuardedStdioTransport(stdin, options.stdout ?? process.stdout);
   await server.connect(transport);
   refuseInvalidParams(transport);
   answerBeforeClosing(transport, stdin, () => void server.close());
@@ -66,7 +67,7 @@ export async function serveStdio(options: StdioServerOptions): Promise<RunningSt
  * instead of handing it to the SDK, which would answer -32603. Sent through `transport.send` as
  * it is when the request arrives, so that answerBeforeClosing sees the answer go out.
  */
-function refuseInvalidParams(transport: StdioServerTransport): void {
+function refuseInvalidParams(transport: GuardedStdioTransport): void {
   const receive = transport.onmessage!;
   transport.onmessage = (message) => {
     const refusal = invalidParams(message);
@@ -81,7 +82,7 @@ function refuseInvalidParams(transport: StdioServerTransport): void {
  * does not notice the end of its input by itself, and closing at once would drop the answers of
  * calls still under way. A request the client cancels gets no answer, so it is no longer awaited.
  */
-function answerBeforeClosing(transport: StdioServerTransport, stdin: Readable, close: () => void): void {
+function answerBeforeClosing(transport: GuardedStdioTransport, stdin: Readable, close: () => void): void {
   const unanswered = new Set<string | number>();
   let ended = false;
   const closeWhenDone = () => {

@@ -2,15 +2,19 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { ChangeEntry } from '../core/agents/files/change-log.ts';
 import type { AgentTaskRecord, AgentTaskRepository, AgentTaskUpdate } from '../core/agents/records.ts';
-import type { AgentStep, EndReason } from '../core/agents/types.ts';
+import type { AgentExchange, AgentStep, EndReason } from '../core/agents/types.ts';
 import { LoomError } from '../core/errors.ts';
+import { insertBatches } from './batches.ts';
 import { reach } from './failures.ts';
-import type { AgentTaskTable, Database } from './schema.ts';
+import type { AgentStepTable, AgentTaskTable, Database, Dialect } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 export class SqlAgentTaskRepository implements AgentTaskRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
 
   async create(task: AgentTaskRecord): Promise<void> {
     await reach(() =>
@@ -32,6 +36,7 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
           error: task.error,
           summary: task.summary,
           reverted_at: task.revertedAt,
+          conversation: JSON.stringify(task.conversation),
         })
         .execute(),
     );
@@ -63,7 +68,8 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
     const rows = steps.map(({ index, kind, turn, at, ...data }) => ({ task_id: taskId, idx: index, kind, turn, at, data: JSON.stringify(data) }));
     await reach(() =>
       this.db.transaction().execute(async (trx) => {
-        if (rows.length) await trx.insertInto('agent_steps').values(rows).execute();
+        // A turn may call thousands of tools: its steps go in as many inserts as the database's bound-value limit needs.
+        for (const batch of insertBatches(rows, this.dialect)) await trx.insertInto('agent_steps').values(batch).execute();
         const values = update ? columns(update) : {};
         if (Object.keys(values).length) await trx.updateTable('agent_tasks').set(values).where('id', '=', taskId).execute();
       }),
@@ -81,13 +87,21 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
         .limit(options.limit)
         .execute(),
     );
-    return rows.map((row) => ({
-      index: row.idx,
-      kind: row.kind,
-      turn: row.turn,
-      at: row.at,
-      ...(JSON.parse(row.data) as Omit<AgentStep, 'index' | 'kind' | 'turn' | 'at'>),
-    }));
+    return rows.map(toStep);
+  }
+
+  async stepsBefore(taskId: string, options: { before: number; limit: number }): Promise<AgentStep[]> {
+    const rows = await reach(() =>
+      this.db
+        .selectFrom('agent_steps')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .where('idx', '<', options.before)
+        .orderBy('idx', 'desc')
+        .limit(options.limit)
+        .execute(),
+    );
+    return rows.map(toStep);
   }
 
   async saveChange(taskId: string, entry: ChangeEntry): Promise<void> {
@@ -103,6 +117,10 @@ export class SqlAgentTaskRepository implements AgentTaskRepository {
 
   async deleteChange(taskId: string, id: number): Promise<void> {
     await reach(() => this.db.deleteFrom('agent_changes').where('task_id', '=', taskId).where('entry', '=', id).execute());
+  }
+
+  async clearChanges(taskId: string): Promise<void> {
+    await reach(() => this.db.deleteFrom('agent_changes').where('task_id', '=', taskId).execute());
   }
 
   async changes(taskId: string): Promise<ChangeEntry[]> {
@@ -134,7 +152,20 @@ function columns(update: AgentTaskUpdate): Updateable<AgentTaskTable> {
   if (update.error !== undefined) out.error = update.error;
   if (update.summary !== undefined) out.summary = update.summary;
   if (update.revertedAt !== undefined) out.reverted_at = update.revertedAt;
+  if (update.budgets !== undefined) out.budgets = JSON.stringify(update.budgets);
+  if (update.estimatedTime !== undefined) out.estimated_time = update.estimatedTime;
+  if (update.conversation !== undefined) out.conversation = JSON.stringify(update.conversation);
   return out;
+}
+
+function toStep(row: Selectable<AgentStepTable>): AgentStep {
+  return {
+    index: row.idx,
+    kind: row.kind,
+    turn: row.turn,
+    at: row.at,
+    ...(JSON.parse(row.data) as Omit<AgentStep, 'index' | 'kind' | 'turn' | 'at'>),
+  };
 }
 
 function toRecord(row: Selectable<AgentTaskTable>): AgentTaskRecord {
@@ -154,5 +185,7 @@ function toRecord(row: Selectable<AgentTaskTable>): AgentTaskRecord {
     error: row.error,
     summary: row.summary,
     revertedAt: row.reverted_at,
+    // A task of a version before conversations had one message: its task.
+    conversation: row.conversation !== null ? (JSON.parse(row.conversation) as AgentExchange[]) : [{ message: row.task, at: row.created_at, firstStep: 1 }],
   };
 }

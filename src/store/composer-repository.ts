@@ -57,6 +57,13 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
     return row && toRecord(row);
   }
 
+  async listByUser(userId: string, limit: number): Promise<ComposerSessionRecord[]> {
+    const rows = await reach(() =>
+      this.db.selectFrom('composer_sessions').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute(),
+    );
+    return rows.map(toRecord);
+  }
+
   async countActive(userId: string): Promise<{ queued: number; running: number }> {
     const rows = await reach(() =>
       this.db

@@ -10,6 +10,7 @@ import type {
   SigningKeyRepository,
   UserRepository,
 } from '../core/identity/records.ts';
+import { registerPrivateFolder } from '../core/files/private-folders.ts';
 import type { WebhookRepository } from '../core/webhooks/records.ts';
 import { SqlAgentTaskRepository } from './agents-repository.ts';
 import { SqlComposerSessionRepository, SqlComposerWorkspaceRepository } from './composer-repository.ts';
@@ -72,8 +73,12 @@ export interface Store {
 export async function openStore(options: StoreOptions): Promise<Store> {
   let opening: OpenedDatabase | undefined;
   const warnings: string[] = [];
+  // A failure of the SQLite file names it by its path: never in an answer (see private-folders.ts).
+  registerPrivateFolder(options.dataDir, '<data dir>');
   try {
     opening = openDatabase(options, (warning) => warnings.push(warning));
+    // Again now that the folder exists: its real path too (macOS's /var is /private/var).
+    registerPrivateFolder(options.dataDir, '<data dir>');
     await migrateToLatest(opening);
   } catch (error) {
     await opening?.db.destroy().catch(() => {});
@@ -93,7 +98,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sessions: new SqlSessionRepository(opened.db),
     loginStates: new SqlLoginStateRepository(opened.db),
     webhooks: new SqlWebhookRepository(opened.db, opened.dialect),
-    agentTasks: new SqlAgentTaskRepository(opened.db),
+    agentTasks: new SqlAgentTaskRepository(opened.db, opened.dialect),
     composerSessions: new SqlComposerSessionRepository(opened.db),
     composerWorkspaces: new SqlComposerWorkspaceRepository(opened.db),
     ping: () => pingDatabase(opened.db),

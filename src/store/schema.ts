@@ -162,12 +162,14 @@ export interface AgentTaskTable {
   error: string | null;
   summary: string | null;
   reverted_at: string | null;
+  /** JSON text: the user's messages and how the work on each ended (AgentExchange[]); null before migration 0007. */
+  conversation: string | null;
 }
 
 export interface AgentStepTable {
   task_id: string;
   idx: number;
-  kind: 'model' | 'tool' | 'notice';
+  kind: 'model' | 'tool' | 'notice' | 'user';
   turn: number;
   at: string;
   data: string;

@@ -10,6 +10,7 @@ import type {
   NewDeliveryRecord,
   WebhookRepository,
 } from '../core/webhooks/records.ts';
+import { insertBatches } from './batches.ts';
 import { reach } from './failures.ts';
 import type { Database, Dialect, WebhookDeliveryTable, WebhookEndpointDisabledTable } from './schema.ts';
 
@@ -49,29 +50,31 @@ export class SqlWebhookRepository implements WebhookRepository {
 
   async enqueue(deliveries: NewDeliveryRecord[]): Promise<void> {
     if (deliveries.length === 0) return;
-    // One statement: all rows or none, committed (and, on SQLite, fsynced) before it returns.
-    await reach(() =>
-      this.db
-        .insertInto('webhook_deliveries')
-        .values(
-          deliveries.map((d) => ({
-            id: d.id,
-            url: d.url,
-            event_type: d.eventType,
-            payload: d.payload,
-            status: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: d.nextAttemptAt,
-            claimed_until: null,
-            claim_token: null,
-            last_status: null,
-            last_error: null,
-            created_at: d.createdAt,
-            delivered_at: null,
-          })),
-        )
-        .execute(),
-    );
+    const rows = deliveries.map((d) => ({
+      id: d.id,
+      url: d.url,
+      event_type: d.eventType,
+      payload: d.payload,
+      status: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: d.nextAttemptAt,
+      claimed_until: null,
+      claim_token: null,
+      last_status: null,
+      last_error: null,
+      created_at: d.createdAt,
+      delivered_at: null,
+    }));
+    // All rows or none, committed (and, on SQLite, fsynced) before it returns: one statement,
+    // or one transaction of as many as the database's bound-value limit needs.
+    const batches = insertBatches(rows, this.dialect);
+    await reach(async () => {
+      if (batches.length === 1) await this.db.insertInto('webhook_deliveries').values(batches[0]!).execute();
+      else
+        await this.db.transaction().execute(async (trx) => {
+          for (const batch of batches) await trx.insertInto('webhook_deliveries').values(batch).execute();
+        });
+    });
   }
 
   async claimDue(options: { now: number; leaseUntil: number; limit: number; claimToken: string }): Promise<ClaimedDelivery[]> {

@@ -56,12 +56,12 @@ function tokenForm(root: HTMLElement, problem: string | undefined): Promise<stri
       input.value = '';
       api<WindowSession>('POST', '/api/session', { token })
         .then((session) => {
-          form.remove();
+          form.parentElement?.remove();
           resolve(session.csrf);
         })
         .catch((error: unknown) => (message.textContent = inWords(error)));
     });
-    root.replaceChildren(form);
+    root.replaceChildren(h('main', {}, form));
     input.focus();
   });
 }

@@ -282,17 +282,17 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     );
     await page.locator('#panel-agents').click();
     await page.locator('#agent-task').fill('Swap the operands in add');
-    await page.locator('#agent-files').fill('src/math.ts');
-    await page.locator('#agent-run').click();
-    const diff = page.locator('.agent-changes .diff');
-    await diff.waitFor();
-    assert.match((await diff.textContent()) ?? '', /-  return a \+ b;\n\+  return b \+ a;/);
+    await page.locator('#agent-send').click();
+    const diff = page.locator('.agent-file[data-file="src/math.ts"]');
+    await diff.locator('.cm-deletedChunk').waitFor();
+    assert.match((await diff.locator('.cm-deletedChunk').textContent()) ?? '', /return a \+ b;/);
+    assert.match((await diff.locator('.cm-content').textContent()) ?? '', /return b \+ a;/);
     await page.locator('#agent-state', { hasText: 'completed' }).waitFor();
-    assert.match((await page.locator('.agent-steps').textContent()) ?? '', /edit_file/);
+    assert.match((await page.locator('.agent-work summary').textContent()) ?? '', /edit_file/);
     assert.match(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), /return b \+ a;/);
     await page.screenshot({ path: path.join(IMAGES, 'agent-panel.png') });
-    await page.locator('#agent-revert').click();
-    await page.locator('#agent-state', { hasText: 'reverted' }).waitFor();
+    await page.locator('#agent-reject-all').click();
+    await waitFor(() => fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8') === MATH, undefined, 'the change rejected');
     assert.equal(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), MATH);
   });
 

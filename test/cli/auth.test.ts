@@ -236,7 +236,7 @@ describe('loom login, whoami, logout', () => {
     assert.match(low.stderr, /--port <n>.*a port from 1024 to 65535/);
   });
 
-  it('rejects a bad server address: --server and LOOM_SERVER (exit 2); an unreachable one is exit 3', async (t) => {
+  it('rejects a bad server address: --server and LOOM_SERVER (exit 2); an unreachable one is exit 3, signed in or not', async (t) => {
     const u = user(t);
     const flag = await u.loom('whoami', '--server', 'ftp://example.com');
     assert.equal(flag.code, 2);
@@ -249,5 +249,9 @@ describe('loom login, whoami, logout', () => {
       unreachable.stderr,
       /^loom: cannot reach http:\/\/127\.0\.0\.1:9\/\.well-known\/oauth-authorization-server: .+; is `loom hosted` \(or `loom up`\) running there\? --server or LOOM_SERVER names another\n$/,
     );
+    // Not signed in there either: what stops whoami is the server that does not answer (3), not the sign-in (4).
+    const whoami = await u.loom('whoami', '--server', 'http://127.0.0.1:9');
+    assert.equal(whoami.code, 3, whoami.stderr);
+    assert.match(whoami.stderr, /^loom: Cannot reach the hosted API at http:\/\/127\.0\.0\.1:9: .+ Is `loom hosted` \(or `loom up`\) running there\?/);
   });
 });

@@ -14,7 +14,7 @@ import { MODES } from '../../src/cli/commands/composer.ts';
 import { COMPOSER_MODES } from '../../src/contracts/composer.ts';
 import type { ComposerEdit, ComposerSessionRecord } from '../../src/core/composer/types.ts';
 import { bareRepository, git } from '../support/bare-repository.ts';
-import { cleanEnv, ROOT, tempDir, type LoomResult } from '../support/cli.ts';
+import { cleanEnv, ROOT, tempDir, unusedPort, type LoomResult } from '../support/cli.ts';
 import { startTestHosted, type TestHosted } from '../support/hosted.ts';
 import { signedInUser } from '../support/oauth.ts';
 import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../support/openai-fake.ts';
@@ -350,6 +350,23 @@ describe('loom composer', () => {
     const none = await loomIn(dir, ['composer', 'Do it', '--files', 'a.txt', '--attach'], withoutToken);
     assert.equal(none.code, 4, none.stderr);
     assert.match(none.stderr, /not signed in to .*loom login --server .*LOOM_TOKEN/);
+  });
+
+  it('unreachable: nothing answering at --server is exit 3, signed in or not, never "sign-in needed"', async (t) => {
+    const dir = checkout(t, { 'a.txt': 'a\n' });
+    const server = `http://127.0.0.1:${await unusedPort()}`;
+    const { LOOM_TOKEN: _, ...withoutToken } = env;
+    const id = randomUUID();
+    for (const [args, environment] of [
+      [['composer', 'status', id, '--server', server], withoutToken],
+      [['composer', 'status', id, '--server', server, '--token', 'loom_not-a-real-key-000000000000000000000000'], withoutToken],
+      [['composer', 'Do it', '--files', 'a.txt', '--attach', '--server', server], withoutToken],
+    ] as const) {
+      const result = await loomIn(dir, [...args], environment);
+      assert.equal(result.code, 3, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`Cannot reach the hosted API at ${server}`));
+      assert.doesNotMatch(result.stderr, /not signed in/);
+    }
   });
 
   it('refuses before sending: no file matches --files; --attach with --workspace', async (t) => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -73,6 +74,11 @@ describe('loom conventions', () => {
     const env = cleanEnv(home);
     const port = String(await closedPort());
     const server = `http://127.0.0.1:${port}`;
+    // A server that answers (its health), where no sign-in is stored: what is missing is the sign-in.
+    const answering = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => answering.close(() => resolve())));
+    const up = `http://127.0.0.1:${(answering.address() as net.AddressInfo).port}`;
     const cases: [string[], number][] = [
       [['nope'], EXIT.usage],
       [['agent', 'list', '--bogus'], EXIT.usage],
@@ -86,7 +92,11 @@ describe('loom conventions', () => {
       [['events', 'tail', '--port', port], EXIT.unreachable],
       [['downloads', 'list', '--server', server], EXIT.unreachable],
       [['feedback', 'send', '--subject', 'Hi', '--message', 'Hello', '--email', 'ada@example.com', '--server', server], EXIT.unreachable],
-      [['whoami', '--server', server], EXIT.signInNeeded],
+      // Nothing answers there: a sign-in would not help, so 3, not 4.
+      [['whoami', '--server', server], EXIT.unreachable],
+      [['composer', 'status', '00000000-0000-4000-8000-000000000000', '--server', server], EXIT.unreachable],
+      [['whoami', '--server', up], EXIT.signInNeeded],
+      [['composer', 'status', '00000000-0000-4000-8000-000000000000', '--server', up], EXIT.signInNeeded],
     ];
     for (const [args, code] of cases) {
       const result = await runLoom(args, env);
@@ -135,7 +145,7 @@ describe('loom completion', () => {
     assert.equal(spawnSync('bash', ['-n', file]).status, 0);
     const script = result.stdout;
     assert.deepEqual(bash(script, ['loom', 'adm']), ['admin']);
-    assert.deepEqual(bash(script, ['loom', 'git', '']).sort(), ['commit', 'pull', 'push', 'status']);
+    assert.deepEqual(bash(script, ['loom', 'git', '']).sort(), ['branch', 'commit', 'pull', 'push', 'stage', 'status', 'switch', 'unstage']);
     assert.deepEqual(bash(script, ['loom', 'admin', 'keys', '']).sort(), ['create', 'list', 'revoke']);
     assert.deepEqual(bash(script, ['loom', 'downloads', 'list', '--platform', '']).sort(), ['all', 'linux', 'macos', 'windows']);
     assert.ok(bash(script, ['loom', 'git', 'commit', '--']).includes('--message'));

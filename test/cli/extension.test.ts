@@ -87,4 +87,43 @@ describe('loom extension, commands, run-command', () => {
     assert.match(untrusted.stdout, /No longer trusted: .*\nThe running loom serve stopped its extensions\.\n/);
     assert.equal((await client('run-command', 'repoTool.hello')).code, 1);
   });
+
+  it('list says which extensions in the folders the running server has not loaded; reload says which of those it loaded do not run', async (t) => {
+    const home = tempDir(t);
+    const workspace = path.join(home, 'ws');
+    const configDir = path.join(home, 'loom-config');
+    fs.mkdirSync(workspace, { recursive: true });
+    const env = cleanEnv(home);
+    const server = await startLoom(t, ['serve', '--workspace', workspace, '--config-dir', configDir, '--port', '0'], env, 60_000, LOCAL_READY);
+    const client = (...args: string[]) => runLoom([...args, '--port', new URL(server.url).port, '--config-dir', configDir], env);
+
+    // Made while the server runs: in the workspace's folder, which is not trusted.
+    assert.equal((await runLoom(['extension', 'new', 'late-tool', '--workspace', workspace, '--config-dir', configDir], env)).code, 0);
+    const listed = await client('extension', 'list');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.doesNotMatch(listed.stdout, /No extensions in/);
+    assert.match(listed.stdout, /^The running loom serve has loaded no extensions\.$/m);
+    assert.match(listed.stdout, /^late-tool \(.*late-tool\) is not loaded by the running loom serve: loom extension reload loads it\.$/m);
+    assert.match(listed.stdout, /is not trusted: its extensions do not run/);
+    const json = JSON.parse((await client('extension', 'list', '--json')).stdout);
+    assert.deepEqual(json.extensions, []);
+    assert.deepEqual(
+      json.notLoaded.map((e: { name: string; scope: string }) => [e.name, e.scope]),
+      [['late-tool', 'workspace']],
+    );
+
+    const reloaded = await client('extension', 'reload');
+    assert.equal(reloaded.code, 0, reloaded.stderr);
+    assert.equal(
+      reloaded.stdout,
+      `0 extension(s) loaded, 1 not run: the workspace ${fs.realpathSync(workspace)} is not trusted (loom extension trust ${fs.realpathSync(workspace)}).\n`,
+    );
+    const after = await client('extension', 'list');
+    assert.match(after.stdout, /late-tool +0\.1\.0 +workspace +untrusted/);
+    assert.doesNotMatch(after.stdout, /is not loaded/);
+
+    // Removed while loaded: said until a reload.
+    fs.rmSync(path.join(workspace, '.loom', 'extensions', 'late-tool'), { recursive: true });
+    assert.match((await client('extension', 'list')).stdout, /^late-tool is loaded but its folder .* is gone: loom extension reload unloads it\.$/m);
+  });
 });

@@ -15,7 +15,7 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
 }
 
-it('loom git status, commit, push, pull and loom events tail on a running loom serve', async (t: TestContext) => {
+it('loom git status, stage, unstage, branch, switch, commit, push, pull and loom events tail on a running loom serve', async (t: TestContext) => {
   const home = tempDir(t);
   const workspace = path.join(home, 'workspace');
   const remote = path.join(home, 'remote.git');
@@ -69,6 +69,12 @@ it('loom git status, commit, push, pull and loom events tail on a running loom s
     ['b.txt'],
   );
 
+  const staged = await runLoom(['git', 'stage', 'b.txt', ...at], env);
+  assert.equal(staged.code, 0, staged.stderr);
+  assert.match(staged.stdout, /Staged:\n {2}b\.txt/);
+  const unstaged = await runLoom(['git', 'unstage', ...at], env);
+  assert.match(unstaged.stdout, /Nothing is staged/);
+
   const commit = await runLoom(['git', 'commit', '-m', 'Add b', '--json', ...at], env);
   assert.equal(commit.code, 0, commit.stderr);
   const committed = JSON.parse(commit.stdout);
@@ -89,6 +95,16 @@ it('loom git status, commit, push, pull and loom events tail on a running loom s
   assert.equal(nothing.code, EXIT.failure);
   assert.match(nothing.stderr, /^loom: .*nothing to commit/i);
 
+  // After `--`, an option-looking name reaches the server, which refuses it before git runs.
+  const option = await runLoom(['git', 'branch', ...at, '--', '--upload-pack=touch pwned'], env);
+  assert.equal(option.code, EXIT.failure);
+  assert.match(option.stderr, /not a valid branch name/);
+  const made = await runLoom(['git', 'branch', 'side', ...at], env);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /^Created side and switched to it/);
+  const back = await runLoom(['git', 'switch', 'main', ...at], env);
+  assert.match(back.stdout, /^Switched to main/);
+
   const push = await runLoom(['git', 'push', '--json', ...at], env);
   assert.equal(push.code, 0, push.stderr);
   assert.equal(JSON.parse(push.stdout).updated, true);
@@ -96,4 +112,29 @@ it('loom git status, commit, push, pull and loom events tail on a running loom s
   const pull = await runLoom(['git', 'pull', ...at], env);
   assert.equal(pull.code, 0, pull.stderr);
   assert.match(pull.stdout, /up to date/i);
+});
+
+it('loom events tail says so and exits 3 when the server stops under it', async (t: TestContext) => {
+  const home = tempDir(t);
+  const workspace = path.join(home, 'workspace');
+  const configDir = path.join(home, 'config');
+  fs.mkdirSync(workspace);
+  const env = cleanEnv(home);
+  const server = await startLoom(t, ['serve', '--json', '--workspace', workspace, '--config-dir', configDir, '--port', '0'], env, 120_000, SERVE_JSON_READY);
+  const tail = spawn(process.execPath, [path.join(ROOT, 'bin', 'loom.js'), 'events', 'tail', '--port', new URL(server.url).port, '--config-dir', configDir], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let notes = '';
+  tail.stderr.setEncoding('utf8').on('data', (chunk: string) => (notes += chunk));
+  const tailEnded = new Promise<number | null>((resolve) => tail.on('close', (code) => resolve(code)));
+  t.after(() => {
+    if (tail.exitCode === null) tail.kill('SIGKILL');
+  });
+  await waitFor(() => notes.includes('following events'), 60_000, 'the event stream to open');
+
+  server.child.kill('SIGTERM');
+  assert.equal(await tailEnded, EXIT.unreachable, notes);
+  assert.match(notes, /^loom: the event stream at http:\/\/127\.0\.0\.1:\d+\/events ended \(1001 server shutting down\): the server stopped\./m);
 });

@@ -38,6 +38,22 @@ const ELSEWHERE: Record<string, string> = {
   'loom composer watch': 'test/cli/composer.test.ts',
   'loom composer diff': 'test/cli/composer.test.ts',
   'loom composer apply': 'test/cli/composer.test.ts',
+  'loom code index': 'test/cli/code.test.ts',
+  'loom code search': 'test/cli/code.test.ts',
+  'loom code symbols': 'test/cli/code.test.ts',
+  'loom code files': 'test/cli/code.test.ts',
+  'loom code locate': 'test/cli/code-tasks.test.ts',
+  'loom code map': 'test/cli/code-tasks.test.ts',
+  'loom code def': 'test/cli/code-servers.test.ts',
+  'loom code refs': 'test/cli/code-servers.test.ts',
+  'loom code hover': 'test/cli/code-servers.test.ts',
+  'loom code diagnostics': 'test/cli/code-servers.test.ts',
+  'loom code rename': 'test/cli/code-servers.test.ts',
+  'loom git stage': 'test/cli/git-events.test.ts',
+  'loom git unstage': 'test/cli/git-events.test.ts',
+  'loom git branch': 'test/cli/git-events.test.ts',
+  'loom git switch': 'test/cli/git-events.test.ts',
+  'loom open': 'test/cli/serve-open.test.ts',
 };
 
 const BUILD = Buffer.from('a Loom build\n'.repeat(2000));
@@ -183,7 +199,8 @@ describe('loom --json', () => {
     assert.ok((await json('admin clients list')).some((c: { client_id: string }) => c.client_id === client.client_id));
     assert.equal((await json('admin clients remove', client.client_id)).client_id, client.client_id);
     assert.equal((await json('admin users add', 'ada')).login, 'ada');
-    assert.equal((await json('admin users list'))[0].login, 'ada');
+    // Beside ada: `desktop`, the user of the window's composer sessions under loom up (docs/composer.md).
+    assert.deepEqual((await json('admin users list')).map((user: { login: string }) => user.login).sort(), ['ada', 'desktop']);
     const key = await json('admin keys create', '--user', 'ada');
     assert.equal((await json('admin keys list'))[0].id, key.id);
     assert.equal((await json('admin keys revoke', key.id)).id, key.id);
@@ -200,6 +217,9 @@ describe('loom --json', () => {
     assert.ok((await json('agent steps', taskId)).length >= 2);
     assert.equal((await json('agent cancel', taskId)).status, 'completed', 'an ended task stays as it ended');
     assert.ok((await json('agent revert', taskId)).revertedAt);
+    fake.chat.queue(says('Nothing more to do.'));
+    const said = await json('agent say', taskId, 'Anything else?');
+    assert.deepEqual([said[0].type, said.at(-1).status, said.at(-1).conversation.length], ['agent:message', 'completed', 2]);
 
     assert.equal((await json('extension new', 'hello-world')).command, 'helloWorld.hello');
     assert.equal((await json('extension trust', workspace)).trusted, true);

@@ -8,7 +8,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import { createIdentity } from '../../src/core/identity/index.ts';
 import { MutableServiceUrls } from '../../src/core/urls.ts';
 import { openStore } from '../../src/store/index.ts';
-import { cleanEnv, startLoom, tempDir } from '../support/cli.ts';
+import { cleanEnv, hasStackTrace, LOCAL_READY, runLoom, startLoom, tempDir, unusedPort } from '../support/cli.ts';
 import { copyRealCode, lineCursors, scoreCompletions } from '../support/real-code.ts';
 import { waitFor, WAIT_LIMIT_MS } from '../support/wait.ts';
 
@@ -67,5 +67,34 @@ describe('loom up', () => {
       post(`${loom.url}/api/v1/tab/complete`, key, { language: 'javascript', prefix: c.prefix, suffix: c.suffix, filePath: file }),
     );
     assert.ok(useful(hosted), `hosted: ${JSON.stringify(hosted)}`);
+  });
+
+  it("takes each server's port by what it is: --hosted-port and --local-port", async (t) => {
+    const home = tempDir(t);
+    const workspace = path.join(home, 'ws');
+    fs.mkdirSync(workspace);
+    for (let attempt = 1; ; attempt++) {
+      const [hosted, local] = [await unusedPort(), await unusedPort()];
+      const env = cleanEnv(fs.mkdtempSync(path.join(home, 'attempt-')), { LOOM_LOG_LEVEL: 'warn' });
+      try {
+        const loom = await startLoom(t, ['up', '--hosted-port', String(hosted), '--local-port', String(local), '--workspace', workspace], env);
+        await waitFor(() => /Token\s+\S+/.test(loom.stdout()), WAIT_LIMIT_MS, 'the token line');
+        assert.equal(loom.url, `http://127.0.0.1:${hosted}`);
+        assert.equal(LOCAL_READY.exec(loom.stdout())![1], `http://127.0.0.1:${local}`);
+        const token = /Token\s+(\S+)/.exec(loom.stdout())![1]!;
+        assert.equal((await fetch(`http://127.0.0.1:${local}/api/health`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+        return;
+      } catch (error) {
+        // Another process may take a port between unusedPort() and the start.
+        if (attempt === 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+      }
+    }
+  });
+
+  it('refuses a bare --port, which would not say which server it is for, naming both flags (exit 2)', async (t) => {
+    const result = await runLoom(['up', '--port', '9000'], cleanEnv(tempDir(t)));
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /--hosted-port 9000 sets the hosted API's port, --local-port 9000 the local API's/);
+    assert.ok(!hasStackTrace(result.stderr), result.stderr);
   });
 });

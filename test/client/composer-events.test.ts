@@ -1,11 +1,11 @@
 // followComposerEvents against a small SSE server that cuts the connection after each event:
 // the follower reconnects with Last-Event-ID and gets every event once, in order, to the end;
-// a refusal (404) is thrown at once, not retried.
+// a refusal (404) is thrown at once, not retried; an event without end is refused at its cap.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { followComposerEvents, type ComposerStreamEvent } from '../../src/client/composer-events.ts';
+import { followComposerEvents, readEvents, type ComposerStreamEvent } from '../../src/client/composer-events.ts';
 import { HostedApiError } from '../../src/client/hosted.ts';
 
 const EVENTS = [
@@ -69,6 +69,26 @@ describe('followComposerEvents', () => {
     };
     await assert.rejects(follow, (error: unknown) => error instanceof HostedApiError && error.status === 404 && error.code === 'not_found');
     assert.equal(calls, 1);
+  });
+
+  it('reads events however the bytes are cut; an event past the cap is invalid_answer, never retried', async () => {
+    const stream = (...chunks: string[]) => new Blob(chunks).stream();
+    const got: ComposerStreamEvent[] = [];
+    const text = `id: 1\r\nevent: step\ndata: {"a":\ndata: 1}\n\n: comment\n\nid: 2\ndata: {}\n\n`;
+    for await (const event of readEvents(stream(...text.split('')), 100)) got.push(event);
+    assert.deepEqual(got, [
+      { seq: 1, type: 'step', data: { a: 1 } },
+      { seq: 2, type: 'message', data: {} },
+    ]);
+    const tooLong = (error: unknown) =>
+      error instanceof HostedApiError && error.code === 'invalid_answer' && /an event of more than 100 bytes/.test(error.message);
+    // One line without end, and lines of one event without the blank line that ends it.
+    await assert.rejects(async () => {
+      for await (const _ of readEvents(stream('data: ', 'x'.repeat(200)), 100)) void _;
+    }, tooLong);
+    await assert.rejects(async () => {
+      for await (const _ of readEvents(stream('id: 1\n', 'data: x\n'.repeat(30)), 100)) void _;
+    }, tooLong);
   });
 
   it('gives up after the retries when the server keeps dropping without an event', async (t) => {

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { startComposerJobs } from '../../src/compose/composer.ts';
 import type { ComposerSessionRepository } from '../../src/core/composer/records.ts';
 import { queuedSession } from '../../src/core/composer/types.ts';
-import { OpenAiProvider } from '../../src/core/models/openai.ts';
+import { OpenAiProvider } from '../../src/adapters/models/openai.ts';
 import { tempDir } from '../support/cli.ts';
 import { testConfig } from '../support/config.ts';
 import { startFakeOpenAi } from '../support/openai-fake.ts';

@@ -70,9 +70,19 @@ describe('loadConfig', () => {
       bodyLimit: 1024 * 1024,
       http: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnectionsPerClient: 128 },
       logLevel: 'info',
-      agents: { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 },
-      composer: { concurrency: 2, maxRunningPerUser: 2, maxQueuedPerUser: 10, leaseSeconds: 60 },
+      agents: {
+        maxSteps: 40,
+        maxTokens: 500_000,
+        timeoutSeconds: 900,
+        commandTimeoutSeconds: 300,
+        approvalTimeoutSeconds: 300,
+        mapTokens: 1024,
+        rulesTokens: 2048,
+      },
+      composer: { concurrency: 2, maxRunningPerUser: 2, maxQueuedPerUser: 10, leaseSeconds: 60, languageServers: true },
       extensions: { commandTimeoutMs: 10_000, memoryLimitMb: 256 },
+      languageServers: { enabled: true, requestTimeoutMs: 15_000, idleSeconds: 900, memoryLimitMb: 4096 },
+      codeIndex: { maxFileBytes: 1024 * 1024, maxFiles: 200_000, dependencies: false, workers: 0, background: true },
       jobs: { redisPrefix: 'loom', graceSeconds: 30 },
     } satisfies Record<keyof LoomConfig, unknown>);
     assert.equal(config.dataDir, defaultDataDir(env));

@@ -316,7 +316,7 @@ describe('failing extensions never stall or kill the server', () => {
           },
         ],
       },
-      { extensions: { memoryLimitMb: 48, commandTimeoutMs: 120_000 } },
+      { extensions: { memoryLimitMb: 96, commandTimeoutMs: 120_000 } },
     );
     const { local } = setup;
     let settled = false;
@@ -332,9 +332,129 @@ describe('failing extensions never stall or kill the server', () => {
     const answer = await eating;
     assert.equal(answer.status, 502, answer.text);
     assert.equal(answer.json.error.code, 'EXTENSION_FAILED');
-    assert.match(answer.json.error.message, /^hog ran out of memory \(its limit is 48 MB\) and was stopped\.$/);
+    assert.match(answer.json.error.message, /^hog ran out of memory \(its limit is 96 MB\) and was stopped\.$/);
     assert.equal((await health(local)).status, 200);
     await waitFor(() => setup.notifications.some((n) => n.source === 'hog' && /memory/.test(String(n.text))), undefined, 'the notification');
+  });
+
+  it('memory outside the heap counts too: Buffers past the limit stop the process, marked failed, the server unharmed', async (t) => {
+    // 1 GB of Buffers (the JavaScript heap stays small), held until the process is stopped.
+    const setup = await serve(
+      t,
+      {
+        user: [
+          {
+            name: 'buffers',
+            commands: [{ command: 'buffers.hoard' }],
+            activate: `this.registerCommand('buffers.hoard', async () => {
+              globalThis.hoard = [];
+              for (let i = 0; i < 100; i++) { globalThis.hoard.push(Buffer.alloc(10 * 1024 * 1024, 1)); await new Promise((resolve) => setImmediate(resolve)); }
+              await new Promise(() => {});
+            });`,
+          },
+        ],
+      },
+      { extensions: { memoryLimitMb: 128, commandTimeoutMs: 120_000 } },
+    );
+    const { local } = setup;
+    let settled = false;
+    const hoarding = local.request('POST', '/api/commands/buffers.hoard', {}).finally(() => (settled = true));
+    let probes = 0;
+    do {
+      assert.equal((await health(local)).status, 200);
+      probes++;
+    } while (!settled && probes < 60);
+    const answer = await hoarding;
+    assert.equal(answer.status, 502, answer.text);
+    assert.equal(answer.json.error.message, 'buffers ran out of memory (its limit is 128 MB) and was stopped.');
+    const info = (await local.request('GET', '/api/extensions')).json.extensions[0];
+    assert.deepEqual([info.state, info.failure], ['failed', 'ran out of memory (its limit is 128 MB) and was stopped']);
+    assert.equal((await health(local)).status, 200);
+  });
+
+  it('its channel is read with limits: garbage on it, or a message over 32 MB, stops the extension, never the server', async (t) => {
+    const setup = await serve(
+      t,
+      {
+        user: [
+          {
+            name: 'scribbler',
+            commands: [{ command: 'scribbler.scribble' }],
+            // What only the extension's own code can do: write to the channel's descriptor behind the host's back.
+            activate: `this.registerCommand('scribbler.scribble', () => { fs.writeSync(3, 'not a message\\n'); return new Promise(() => {}); });`,
+          },
+          {
+            name: 'bigmouth',
+            commands: [{ command: 'bigmouth.speak' }, { command: 'bigmouth.small' }],
+            activate: `this.registerCommand('bigmouth.speak', () => 'x'.repeat(33 * 1024 * 1024));
+            this.registerCommand('bigmouth.small', () => 'x'.repeat(1024 * 1024));`,
+          },
+        ],
+      },
+      { extensions: { memoryLimitMb: 512 } },
+    );
+    const { local } = setup;
+    const scribbled = await local.request('POST', '/api/commands/scribbler.scribble', {});
+    assert.equal(scribbled.status, 502, scribbled.text);
+    assert.equal(scribbled.json.error.message, 'scribbler wrote something that is not a message on its channel and was stopped.');
+    assert.equal((await local.request('POST', '/api/commands/bigmouth.small', {})).json.result.length, 1024 * 1024);
+    const spoke = await local.request('POST', '/api/commands/bigmouth.speak', {});
+    assert.equal(spoke.status, 502, spoke.text);
+    assert.equal(spoke.json.error.message, 'bigmouth sent a message of more than 32 MB and was stopped.');
+    const states = (await local.request('GET', '/api/extensions')).json.extensions.map((e: any) => [e.name, e.state]);
+    assert.deepEqual(states.sort(), [
+      ['bigmouth', 'failed'],
+      ['scribbler', 'failed'],
+    ]);
+    assert.equal((await health(local)).status, 200);
+  });
+
+  it('an extension that stops reading its messages is stopped once 64 MB wait for it, the server unharmed', async (t) => {
+    const setup = await serve(
+      t,
+      {
+        user: [
+          {
+            name: 'deaf',
+            commands: [{ command: 'deaf.ask' }],
+            // Asks for the 4 MB document 40 times, then never reads the answers (its event loop spins).
+            activate: `this.registerCommand('deaf.ask', () => { for (let i = 0; i < 40; i++) api.editor.getText().catch(() => {}); for (;;) {} });`,
+          },
+        ],
+      },
+      { extensions: { commandTimeoutMs: 120_000 } },
+    );
+    const { local } = setup;
+    local.write('big.txt', `${'x'.repeat(1023)}\n`.repeat(4096));
+    assert.equal((await local.request('POST', '/api/editor/open', { path: 'big.txt' })).status, 200);
+    const answer = await local.request('POST', '/api/commands/deaf.ask', {});
+    assert.equal(answer.status, 502, answer.text);
+    assert.equal(answer.json.error.message, 'deaf stopped reading its messages (more than 64 MB waiting for it) and was stopped.');
+    assert.equal((await health(local)).status, 200);
+  });
+
+  it('an extension gets 64 API calls answered at once; more are refused with RATE_LIMIT_EXCEEDED, and the first go on', async (t) => {
+    const setup = await serve(t, {
+      user: [
+        {
+          name: 'chatty',
+          commands: [{ command: 'chatty.wait' }, { command: 'chatty.flood' }],
+          // 100 calls at once, each running chatty.wait, which holds until 64 of them are waiting.
+          activate: `const held = [];
+            this.registerCommand('chatty.wait', () => new Promise((resolve) => held.push(resolve)));
+            this.registerCommand('chatty.flood', async () => {
+              const calls = Array.from({ length: 100 }, () => api.executeCommand('chatty.wait').then(() => 'answered', (error) => error.code));
+              while (held.length < 64) await new Promise((resolve) => setImmediate(resolve));
+              for (const resolve of held) resolve();
+              const outcomes = await Promise.all(calls);
+              return { answered: outcomes.filter((o) => o === 'answered').length, refused: outcomes.filter((o) => o === 'RATE_LIMIT_EXCEEDED').length };
+            });`,
+        },
+      ],
+    });
+    const answer = await setup.local.request('POST', '/api/commands/chatty.flood', {});
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.json.result, { answered: 64, refused: 36 });
   });
 });
 

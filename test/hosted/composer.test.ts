@@ -3,6 +3,10 @@
 // SSE (resumed with Last-Event-ID) and cancelled; a registered git workspace is a bare
 // repository on disk. Auth: 401 without a token, 403 without write:composer, 404 to another user.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bareRepository, git } from '../support/bare-repository.ts';
 import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../support/openai-fake.ts';
@@ -40,6 +44,23 @@ async function ended(hosted: TestHosted, key: string, id: string): Promise<any> 
   return body;
 }
 
+/** A POST through node:http, to choose the framing: `length` (Content-Length, 0 for ''), `chunked`, or no body at all. */
+function rawPost(url: string, headers: Record<string, string>, body?: string, framing?: 'length' | 'chunked'): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const framingHeaders =
+      body === undefined ? {} : framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) };
+    const request = http.request(url, { method: 'POST', headers: { ...headers, ...framingHeaders } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+    request.on('error', reject);
+    if (body) request.write(body);
+    request.end();
+  });
+}
+
 /** Reads an SSE answer to its end: each event's id, type and data. */
 async function readEvents(res: Response): Promise<{ id: number; event: string; data: any }[]> {
   const text = await res.text();
@@ -62,6 +83,7 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
   let key: string;
   let otherKey: string;
   let cookie: string;
+  let userId: string;
 
   before(async () => {
     fake = await startFakeOpenAi();
@@ -71,6 +93,7 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     });
     const user = await signedInUser(hosted, 'composer@example.com');
     cookie = user.cookie;
+    userId = user.user.id;
     key = (await hosted.identity.apiKeys.create(user.user.id, { name: 'cli', expiresInDays: 1 })).key;
     otherKey = (await hosted.identity.apiKeys.create((await signedInUser(hosted, 'other@example.com')).user.id, { name: 'cli', expiresInDays: 1 })).key;
   });
@@ -188,6 +211,40 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal((await ended(hosted, key, sessionId)).status, 'cancelled');
   });
 
+  it('cancel takes an empty body of any type — JSON with zero bytes, Content-Length: 0, chunked with no chunk — as no body', async () => {
+    const unknown = `${hosted.url}${SESSION}/00000000-0000-4000-8000-000000000000/cancel`;
+    const without = await rawPost(unknown, bearer(key));
+    assert.equal(without.status, 404);
+    const empties: [string, Record<string, string>, 'chunked' | 'length'][] = [
+      ['JSON, zero bytes', { 'content-type': 'application/json' }, 'length'],
+      ['JSON, chunked', { 'content-type': 'application/json' }, 'chunked'],
+      ['no type, chunked', {}, 'chunked'],
+      ['XML, zero bytes', { 'content-type': 'application/xml' }, 'length'],
+      ['text, zero bytes', { 'content-type': 'text/plain' }, 'length'],
+      ['form, chunked', { 'content-type': 'application/x-www-form-urlencoded' }, 'chunked'],
+    ];
+    for (const [what, headers, framing] of empties) {
+      const answer = await rawPost(unknown, { ...bearer(key), ...headers }, '', framing);
+      assert.deepEqual([answer.status, answer.body], [without.status, without.body], what);
+    }
+    // And it cancels: a running session, with the JSON type and no byte.
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    const res = await createSession(hosted, key, { prompt: 'Hold', files: ['a.txt'], attachments: [{ path: 'a.txt', content: 'a\n' }] });
+    const { sessionId } = (await res.json()) as any;
+    await fake.chat.held();
+    try {
+      const cancelled = await rawPost(`${hosted.url}${SESSION}/${sessionId}/cancel`, { ...bearer(key), 'content-type': 'application/json' }, '', 'length');
+      assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+      assert.equal(cancelled.body.cancelRequested, true);
+    } finally {
+      fake.chat.release();
+    }
+    assert.equal((await ended(hosted, key, sessionId)).status, 'cancelled');
+    // A body that is not empty keeps its answer, chunked too.
+    assert.equal((await rawPost(unknown, { ...bearer(key), 'content-type': 'application/xml' }, '<cancel/>', 'chunked')).status, 415);
+    assert.equal((await rawPost(unknown, { ...bearer(key), 'content-type': 'application/json' }, '{"oops', 'chunked')).status, 400);
+  });
+
   it('runs on a registered git workspace: a branch loom/composer/<id> with the commit, pushed back', async (t) => {
     const { bare } = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
     await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
@@ -244,11 +301,60 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
       { prompt: 'x', files: [], attachments: [{ path: 'a', content: '' }] },
       { prompt: 'x', files: ['a'], mode: 'yolo', attachments: [{ path: 'a', content: '' }] },
       { prompt: 'x', files: Array.from({ length: 101 }, () => 'a'), attachments: [{ path: 'a', content: '' }] },
+      // A class RE2 cannot compile: was JavaScript's SyntaxError, a 500.
+      { prompt: 'x', files: ['src/[z-a].ts'], attachments: [{ path: 'a', content: '' }] },
     ]) {
       const res = await createSession(hosted, key, body);
       const answer = (await res.json()) as any;
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(answer.error, 'validation_error');
+    }
+  });
+
+  it('refuses attachments a scratch copy cannot hold side by side — a file and a folder of one name, a name over 255 bytes — with 400, storing nothing', async () => {
+    const before = await hosted.store.composerSessions.countActive(userId);
+    for (const attachments of [
+      [
+        { path: 'a', content: 'x' },
+        { path: 'a/b', content: 'y' },
+      ],
+      [
+        { path: 'a/b', content: 'y' },
+        { path: 'A', content: 'x' },
+      ],
+      [{ path: `${'n'.repeat(256)}.txt`, content: '' }],
+      [{ path: `src/${'€'.repeat(86)}`, content: '' }],
+    ]) {
+      const res = await createSession(hosted, key, { prompt: 'x', files: ['**'], attachments });
+      const answer = (await res.json()) as any;
+      assert.equal(res.status, 400, JSON.stringify(attachments).slice(0, 200));
+      assert.equal(answer.error, 'validation_error');
+      assert.match(answer.message, /^attachments\[[01]\]\.path /);
+    }
+    assert.deepEqual(await hosted.store.composerSessions.countActive(userId), before);
+  });
+
+  it("a session that fails for a file-system reason says so without the server's paths", async (t) => {
+    const broken = await startTestHosted({ completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } } });
+    t.after(() => broken.close());
+    const user = await signedInUser(broken, 'broken@example.com');
+    const brokenKey = (await broken.identity.apiKeys.create(user.user.id, { name: 'cli', expiresInDays: 1 })).key;
+    // A file where the scratch copies' folder goes: every copy fails to be made.
+    fs.mkdirSync(path.join(broken.dataDir, 'composer'), { recursive: true });
+    fs.writeFileSync(path.join(broken.dataDir, 'composer', 'scratch'), 'in the way\n');
+    const res = await createSession(broken, brokenKey, { prompt: 'Fix it', files: ['a/b.ts'], attachments: [{ path: 'a/b.ts', content: 'x\n' }] });
+    assert.equal(res.status, 201);
+    const { sessionId } = (await res.json()) as any;
+    const session = await ended(broken, brokenKey, sessionId);
+    assert.equal(session.status, 'failed');
+    assert.match(session.error, /ENOTDIR|not a directory/);
+    const answers = [
+      JSON.stringify(session),
+      await (await fetch(`${broken.url}${SESSION}/${sessionId}/events`, { headers: bearer(brokenKey) })).text(),
+      JSON.stringify(await broken.store.composerSessions.get(sessionId)),
+    ];
+    for (const folder of [broken.dataDir, fs.realpathSync(broken.dataDir), os.tmpdir()]) {
+      for (const answer of answers) assert.ok(!answer.includes(folder), `${folder} in ${answer.slice(0, 400)}`);
     }
   });
 
@@ -275,7 +381,11 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     const body = (await res.json()) as any;
     assert.equal(body.error, 'model_unavailable');
     assert.match(body.message, /can chat/);
-    assert.equal(typeof body.hint, 'string');
+    // The config file's key, and the environment variable (no settings.json: that is the desktop app's), and no path on the server.
+    assert.match(body.hint, /openai\.baseUrl is "openai": \{"baseUrl": …\} in the server's config file, or LOOM_OPENAI_BASE_URL/);
+    assert.match(body.hint, /gguf\.model is "gguf": \{"model": …\} in the server's config file, or LOOM_GGUF_MODEL/);
+    assert.doesNotMatch(body.hint, / \/[a-z]|<data dir>/);
+    assert.doesNotMatch(body.hint, /settings\.json/);
     assert.deepEqual(await bare.store.composerSessions.countActive((await signedInUser(bare, 'bare@example.com')).user!.id), { queued: 0, running: 0 });
   });
 

@@ -136,6 +136,9 @@ describe('tabComplete with other providers', () => {
     const other = (await missing.identity.apiKeys.create((await signedInUser(missing, 'm@example.com')).user!.id, { name: 'k', expiresInDays: 1 })).key;
     const error = await assertError(await complete(missing, cursor, bearer(other)), 503, 'model_unavailable');
     assert.match(String(error.message), /gone\.gguf/);
+    // Every user of a hosted server reads its hints: they name the key and "the server's config file", never its path.
+    assert.match(String(error.hint), /gguf\.model is "gguf": \{"model": …\} in the server's config file, or LOOM_GGUF_MODEL/);
+    assert.doesNotMatch(String(error.hint), /config\.json|<data dir>/);
 
     const notModel = writeNotGguf(path.join(models.dir, 'notes.gguf'));
     const bad = await startTestHosted({ completion: { provider: 'gguf', gguf: { model: notModel, gpu: 'off', contextSize: 512 } } });
@@ -166,6 +169,38 @@ describe('tabComplete with other providers', () => {
       const sent = fake.requests.at(-1)!;
       assert.equal(sent.path, '/v1/completions');
       assert.equal(sent.body.suffix, cursor.suffix);
+    });
+
+    it("never repeats the suffix: an auto-closed quote is not written again; the model's `;` comes as the continuation", async () => {
+      fake.set({ fimText: "fs';\nconst x = 1;" });
+      try {
+        const body = { language: 'typescript', prefix: "import fs from 'node:", suffix: "'", filePath: 'src/index.ts' };
+        const res = await complete(hosted, body, bearer(key));
+        assert.equal(res.status, 200, await res.clone().text());
+        const answer = (await res.json()) as { completion: string; continuation?: { skip: number; text: string } };
+        assert.deepEqual(answer.continuation, { skip: 1, text: ';' });
+        assert.equal(answer.completion, 'fs', "not `fs';`: the quote is already there");
+        // Accepted as the docs say: the line reads right.
+        const line = body.prefix + answer.completion + body.suffix.slice(0, 1) + answer.continuation.text + body.suffix.slice(1);
+        assert.equal(line, "import fs from 'node:fs';");
+        // A closer the line has, and a completion that is only the suffix.
+        fake.set({ fimText: 'a, b)' });
+        const call = (await (await complete(hosted, { language: 'typescript', prefix: 'foo(', suffix: ')', filePath: 'src/call.ts' }, bearer(key))).json()) as {
+          completion: string;
+          continuation?: unknown;
+        };
+        assert.deepEqual(call, { ...call, completion: 'a, b' });
+        assert.equal(call.continuation, undefined);
+        fake.set({ fimText: ')' });
+        const only = (await (
+          await complete(hosted, { language: 'typescript', prefix: 'foo(a', suffix: ')', filePath: 'src/only.ts' }, bearer(key))
+        ).json()) as {
+          completion: string;
+        };
+        assert.equal(only.completion, '');
+      } finally {
+        fake.set({ fimText: 'fetchJson(url);\nreturn 1;' });
+      }
     });
 
     it('a slow server is stopped at the time limit: 504 model_timeout', async (t) => {

@@ -240,7 +240,11 @@ describe('local API: agent tasks', () => {
     const noModel = await local.request('POST', '/api/agent/run', { task: 'Swap', files: ['src/**'] });
     assert.deepEqual([noModel.status, noModel.json.error.code], [400, 'BAD_REQUEST']);
     assert.match(noModel.json.error.message, /Agents need a model that can chat/);
-    assert.match(noModel.json.error.hint, /completion/);
+    // Where to set one up: settings.json's key (with its path), the config file's, the environment variable.
+    assert.match(noModel.json.error.hint, /"completion": \{"openai": \{"baseUrl": …\}\} in \/.*settings\.json \(applies at once\)/);
+    // The test's config file lies in its data dir, which answers show as <data dir>.
+    assert.match(noModel.json.error.hint, /"openai": \{"baseUrl": …\} in <data dir>\/.*config\.json, or LOOM_OPENAI_BASE_URL/);
+    assert.match(noModel.json.error.hint, /gguf\.model is .*LOOM_GGUF_MODEL/);
     // The window shows the message and the hint as one sentence after the other: the hint says what to do, it does not repeat.
     assert.doesNotMatch(noModel.json.error.hint, /Agents need a model/);
     const builtin = await local.request('POST', '/api/agent/run', { task: 'Swap', files: ['src/**'], model: 'builtin' });
@@ -254,6 +258,7 @@ describe('local API: agent tasks', () => {
       [{ task: 'x', files: [] }, 400, 'VALIDATION_ERROR'],
       [{ task: 'x', files: ['lib/**/*.py'] }, 400, 'VALIDATION_ERROR'],
       [{ task: 'x', files: ['../**'] }, 400, 'VALIDATION_ERROR'],
+      [{ task: 'x', files: ['src/[z-a].ts'] }, 400, 'VALIDATION_ERROR'],
       [{ task: 'x', files: ['src/**'], budgets: { maxSteps: 0 } }, 400, 'VALIDATION_ERROR'],
       [{ task: 'x', files: ['src/**'], budgets: { maxSteps: 5, colour: 'red' } }, 400, 'VALIDATION_ERROR'],
     ];

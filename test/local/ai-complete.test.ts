@@ -140,6 +140,33 @@ describe('local AI completion (POST /api/ai/complete)', () => {
   });
 });
 
+describe('local AI completion never repeats the text after the cursor', () => {
+  it("the builtin model's `fs';` before an auto-closed quote: `fs`, its `;` after the quote", async (t) => {
+    const files = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [
+        `src/m${i}.ts`,
+        `import fs from 'node:fs';\nimport path from 'node:path';\n\nexport function read${i}(name: string) {\n  return fs.readFileSync(path.join('data', name), 'utf8');\n}\n`,
+      ]),
+    );
+    const local = await startTestLocal({ files, settings: { apiToken: TOKEN } });
+    t.after(() => local.close());
+    await local.completion.learner.ready;
+    // The window's request: the text before the cursor, and the file with the editor's quote after it.
+    const typed = "import fs from 'node:";
+    const res = await local.request('POST', '/api/ai/complete', { prompt: typed, context: `${typed}'\n`, language: 'typescript', filePath: 'src/new.ts' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual([res.json.completion, res.json.continuation, res.json.model], ['fs', { skip: 1, text: ';' }, 'builtin']);
+    // The window's way: the text before the cursor and the text after it.
+    const split = await local.request('POST', '/api/ai/complete', { prompt: typed, suffix: "'\n", language: 'typescript', filePath: 'src/split.ts' });
+    assert.deepEqual([split.status, split.json.completion, split.json.continuation], [200, 'fs', { skip: 1, text: ';' }]);
+    const both = await local.request('POST', '/api/ai/complete', { prompt: typed, suffix: "'", context: `${typed}'`, language: 'typescript' });
+    assert.deepEqual([both.status, both.json.error.code], [400, 'BAD_REQUEST']);
+    // Without the quote there, the same model's answer as it is.
+    const open = await local.request('POST', '/api/ai/complete', { prompt: typed, context: `${typed}\n`, language: 'typescript', filePath: 'src/open.ts' });
+    assert.deepEqual([open.json.completion, open.json.continuation], ["fs';", undefined]);
+  });
+});
+
 describe('local AI completion rate limit', () => {
   it('is 60 per minute by default and follows settings.json rateLimits.aiComplete', async (t) => {
     const local = await startTestLocal({ settings: { apiToken: TOKEN, rateLimits: { aiComplete: 2 } } });

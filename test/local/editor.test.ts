@@ -189,6 +189,11 @@ describe('local rate limits', () => {
       assert.equal(limited.status, 429);
       assert.equal(limited.json.error.code, 'RATE_LIMIT_EXCEEDED');
       assert.equal(limited.json.error.retryAfter, 45);
+      // The desktop app's user sets its budgets: the hint names the key and settings.json's path.
+      assert.match(
+        limited.json.error.hint,
+        /^Retry after 45 s\. Or raise the budget: "rateLimits": \{"default": …\} in \/.*settings\.json \(applies at once\)\.$/,
+      );
       assert.equal(limited.headers['retry-after'], '45');
       local.clock.advance(45_000);
       assert.equal((await local.request('GET', '/api/health')).status, 200);

@@ -52,7 +52,12 @@ describe('the local OpenAPI document', () => {
       const operation = document.paths[openApiPath(route)][route.method.toLowerCase()];
       const label = route.id;
       const window = route.method === 'GET' ? { windowSession: [] } : { windowSession: [], windowCsrf: [] };
-      const security = { ticket: [{ bearerAuth: [] }, { eventTicket: [] }, window], public: [], token: [{ bearerAuth: [] }, window] }[route.access ?? 'token'];
+      const security = {
+        ticket: [{ bearerAuth: [] }, { eventTicket: [] }, window],
+        public: [],
+        token: [{ bearerAuth: [] }, window],
+        window: [window],
+      }[route.access ?? 'token'];
       assert.deepEqual(operation.security, security, label);
       assert.equal(operation['x-loom-limit'], route.limit ?? 'default', label);
       assert.deepEqual(operation['x-loom-emits'], route.emits ? [...route.emits] : undefined, label);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { LocalApiError } from '../../src/client/local.ts';
-import type { AnyLocalRoute } from '../../src/contracts/local-routes.ts';
+import { localRoutes, type AnyLocalRoute, type LocalRoute } from '../../src/contracts/local-routes.ts';
 import { buildLocalTools } from '../../src/mcp/local-tools.ts';
 
 function route(overrides: Record<string, unknown>): AnyLocalRoute {
@@ -44,8 +44,10 @@ describe('loom mcp tool generator', () => {
     assert.deepEqual(definition.annotations, { title: 'Rename a symbol', readOnlyHint: false });
   });
 
-  it('refuses what cannot be a tool: a WebSocket, a name used twice, an answer that is no object, a field in two parts', () => {
+  it('refuses what cannot be a tool: a WebSocket, a window-only route, a name used twice, an answer that is no object, a field in two parts', () => {
     assert.throws(() => buildLocalTools(nowhere, [route({ websocket: true })]), /WebSocket/);
+    // What runs code is the user's at the keyboard: never a tool (the table's types refuse it as well).
+    assert.throws(() => buildLocalTools(nowhere, [route({ access: 'window' })]), /a window-only route cannot be an MCP tool/);
     assert.throws(() => buildLocalTools(nowhere, [route({}), route({ id: 'again' })]), /"rename_symbol" is taken/);
     assert.throws(
       () => buildLocalTools(nowhere, [route({ success: { status: 200, description: 'x', schema: Type.Array(Type.String()) } })]),
@@ -53,6 +55,20 @@ describe('loom mcp tool generator', () => {
     );
     const clash = { params: Type.Object({ to: Type.String() }), body: Type.Object({ to: Type.String() }) };
     assert.throws(() => buildLocalTools(nowhere, [route({ request: clash })]), /"to" is in two parts/);
+  });
+
+  it('makes no tool of the table’s window-only routes: approving an agent’s command is not a tool', () => {
+    const tools = [...buildLocalTools(nowhere).values()];
+    const windowOnly = localRoutes.filter((entry) => (entry as LocalRoute).access === 'window').map((entry) => entry.id);
+    assert.ok(windowOnly.includes('answerAgentApproval'));
+    assert.deepEqual(
+      tools.filter((tool) => windowOnly.includes(tool.route.id as never)).map((tool) => tool.definition.name),
+      [],
+    );
+    assert.ok(
+      tools.some((tool) => tool.route.id === 'sendAgentMessage'),
+      'a follow-up message is a tool, as starting a task is',
+    );
   });
 
   it('a failure before the app is asked is an isError result with the envelope', async () => {

@@ -36,6 +36,8 @@ interface ToolResult {
 
 const BIN = path.join(ROOT, 'bin', 'loom.js');
 const TOKEN = 'loom_mcp_stdio_test_token_0123456789abcdef';
+/** A file for the code intelligence tools (the editing tools change src/math.ts). */
+const UNITS = 'export function toMeters(feet: number): number {\n  return feet * 0.3048;\n}\n\nexport const mile = toMeters(5280);\n';
 const GIT_ENV = {
   ...process.env,
   GIT_CONFIG_GLOBAL: '/dev/null',
@@ -103,6 +105,7 @@ describe('loom mcp (SDK stdio client, the real CLI, a running local server)', ()
     fs.mkdirSync(path.join(workspace, 'src'));
     fs.writeFileSync(path.join(workspace, 'src', 'math.ts'), MATH);
     fs.writeFileSync(path.join(workspace, 'README.md'), 'hello\n');
+    fs.writeFileSync(path.join(workspace, 'src', 'units.ts'), UNITS);
     git(workspace, 'init', '-q', '-b', 'main');
     git(workspace, 'config', 'user.name', 'T');
     git(workspace, 'config', 'user.email', 't@x');
@@ -157,7 +160,7 @@ describe('loom mcp (SDK stdio client, the real CLI, a running local server)', ()
       assert.deepEqual(tool.inputSchema, expectedInputSchema(route), route.id);
       assert.deepEqual(tool.outputSchema, plainSchema(route.success.schema), route.id);
       assert.deepEqual([tool.title, tool.description], [route.summary, route.description]);
-      assert.equal(tool.annotations?.readOnlyHint, route.method === 'GET', route.id);
+      assert.equal(tool.annotations?.readOnlyHint, route.method === 'GET' || route.readOnly === true, route.id);
     }
     // The tools of the issue, at least.
     for (const name of [
@@ -269,6 +272,51 @@ describe('loom mcp (SDK stdio client, the real CLI, a running local server)', ()
     fake.chat.release();
   });
 
+  it("code intelligence: the index's tools answer what their routes do; what needs a language server says none runs; a rename preview applies", async () => {
+    await local.code.refresh();
+    const status = answer(await call('code_index_status', {}));
+    assert.equal((status.index as Json).state, 'ready');
+    const symbols = answer(await call('find_symbols', { query: 'tometers' }));
+    assert.deepEqual(symbols, await http('GET', '/api/code/symbols?query=tometers'));
+    assert.equal((symbols.symbols as Json[])[0]!.path, 'src/units.ts');
+    const files = answer(await call('find_files', { query: 'units' }));
+    assert.equal((files.files as Json[])[0]!.path, 'src/units.ts');
+    const found = answer(await call('search_text', { pattern: 'toMeters(', include: ['src/**'] }));
+    assert.equal(found.matchCount, 2);
+    const definition = answer(await call('go_to_definition', { path: 'src/units.ts', line: 5, column: 21 }));
+    assert.equal(definition.source, 'index');
+    assert.deepEqual(
+      (definition.locations as Json[]).map((location) => [location.path, location.range]),
+      [['src/units.ts', { start: { line: 1, column: 17 }, end: { line: 1, column: 25 } }]],
+    );
+    const references = answer(await call('find_references', { path: 'src/units.ts', line: 1, column: 17 }));
+    assert.equal((references.locations as Json[]).length, 2);
+    const located = answer(await call('locate_files', { task: 'toMeters rounds feet wrongly', limit: 3 }));
+    assert.equal((located.files as Json[])[0]!.path, 'src/units.ts');
+    const map = answer(await call('repository_map', { focus: ['src/units.ts'], tokens: 100 }));
+    assert.match(map.text as string, /^src\/units\.ts\n\s+1│export function toMeters/);
+    assert.ok(answer(await call('search_code', { query: 'meters' })));
+    assert.deepEqual(answer(await call('list_problems', {})), { files: [], counts: { error: 0, warning: 0, information: 0, hint: 0 } });
+    const noServer = failure(await call('get_diagnostics', { path: 'src/units.ts' }));
+    assert.equal(noServer.code, 'LANGUAGE_SERVER_UNAVAILABLE');
+    assert.equal(failure(await call('go_to_definition', { path: '../x.ts', line: 1, column: 1 })).code, 'FORBIDDEN_PATH');
+    assert.equal(failure(await call('go_to_definition', { path: 'src/units.ts', line: 1 })).code, 'VALIDATION_ERROR');
+
+    // A preview (here written by hand: no language server runs) applies through the app.
+    const { createHash } = await import('node:crypto');
+    const sha256 = createHash('sha256').update(UNITS).digest('hex');
+    const range = (line: number, from: number, to: number) => ({ start: { line, column: from }, end: { line, column: to } });
+    const edits = [
+      { range: range(1, 17, 25), newText: 'feetToMeters' },
+      { range: range(5, 21, 29), newText: 'feetToMeters' },
+    ];
+    const applied = answer(await call('apply_rename', { files: [{ path: 'src/units.ts', base: { kind: 'disk', sha256 }, edits }] }));
+    assert.deepEqual(applied, { files: [{ path: 'src/units.ts', to: 'disk' }] });
+    assert.match(fs.readFileSync(path.join(local.workspace, 'src', 'units.ts'), 'utf8'), /export const mile = feetToMeters\(5280\);/);
+    const stale = failure(await call('apply_rename', { files: [{ path: 'src/units.ts', base: { kind: 'disk', sha256 }, edits }] }));
+    assert.equal(stale.code, 'VERSION_CONFLICT');
+  });
+
   it('reads the token at each call: after a rotation, calls go on', async () => {
     const rotated = 'loom_mcp_stdio_rotated_token_abcdef0123456789';
     const settings = JSON.parse(fs.readFileSync(path.join(local.configDir, 'settings.json'), 'utf8'));
@@ -300,7 +348,7 @@ describe('loom mcp with no app running', () => {
    * Runs `loom mcp` on raw stdio: writes the messages, reads answers until `expected` came, then
    * closes stdin; with `expected` 0, closes stdin at once, as `printf … | loom mcp` does.
    */
-  async function rawSession(args: string[], env: NodeJS.ProcessEnv, messages: (Json | string)[], expected: number) {
+  async function rawSession(args: string[], env: NodeJS.ProcessEnv, messages: (Json | Json[] | string)[], expected: number) {
     const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -358,7 +406,7 @@ describe('loom mcp with no app running', () => {
     assert.match(error.hint, /`loom serve`/);
   });
 
-  it('a line that is not JSON-RPC gets no answer and stops nothing; --verbose reports it on stderr', async (t) => {
+  it('a line that is not JSON is -32700 Parse error (id null) and stops nothing; --verbose reports it on stderr', async (t) => {
     const home = tempDir(t, 'loom-mcp-bad-');
     for (const verbose of [false, true]) {
       const { code, stdout, stderr } = await rawSession(
@@ -368,10 +416,72 @@ describe('loom mcp with no app running', () => {
         0,
       );
       assert.equal(code, 0);
-      assert.deepEqual(JSON.parse(stdout), { jsonrpc: '2.0', id: 7, result: {} });
-      if (verbose) assert.match(stderr, /^loom: mcp: .*not valid JSON\n$/);
+      assert.deepEqual(
+        stdout
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+        [
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON.' } },
+          { jsonrpc: '2.0', id: 7, result: {} },
+        ],
+      );
+      if (verbose) assert.equal(stderr, 'loom: mcp: Parse error: the line is not valid JSON.\n');
       else assert.equal(stderr, '');
     }
+  });
+
+  it('answers what it cannot take with a JSON-RPC error and goes on serving: a message over 10 MiB, a batch, ids out of range, no JSON-RPC', async (t) => {
+    const home = tempDir(t, 'loom-mcp-hostile-');
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const { code, stdout, stderr } = await rawSession(
+      ['--config-dir', path.join(home, 'cfg')],
+      cleanEnv(home),
+      [
+        // An 11 MB insert_text, which the local API would take: its id is in its first bytes, then not.
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'insert_text', arguments: { text: huge } } },
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'insert_text', arguments: { text: huge } }, id: 2 },
+        ping(3),
+        '{"jsonrpc":"2.0","id":4,"method":"ping"',
+        ping(5),
+        [ping(6), ping(7)],
+        ping(8),
+        '{"jsonrpc":"2.0","id":1e308,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+        ping(9),
+        { jsonrpc: '2.0', id: 10, method: 42 },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: 'not an object' },
+        '',
+        ping(11),
+      ],
+      13,
+    );
+    assert.equal(code, 0, stderr);
+    const answers = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
+    assert.deepEqual(
+      answers.filter((answer) => answer.result).map((answer) => answer.id),
+      [3, 5, 8, 9, 11],
+      'each request after a refused one is answered',
+    );
+    const refusals = answers.filter((answer) => answer.error).map((answer) => [answer.id, answer.error.code, answer.error.message]);
+    const tooLarge = 'Invalid Request: the message is larger than 10485760 bytes, the most loom mcp reads.';
+    const badId = 'Invalid Request: the id must be a string or an integer from -(2^53 - 1) to 2^53 - 1.';
+    assert.deepEqual(refusals, [
+      [1, -32600, tooLarge],
+      [null, -32600, tooLarge],
+      [null, -32700, 'Parse error: the line is not valid JSON.'],
+      [null, -32600, 'Invalid Request: batches are not supported; send one message per line.'],
+      [null, -32600, badId],
+      [null, -32600, badId],
+      [null, -32600, badId],
+      [10, -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response that MCP allows.'],
+    ]);
+    assert.equal(answers.length, 5 + refusals.length, 'the notification that cannot be read is not answered');
   });
 
   it('params a method does not take are -32602 Invalid params naming them, and the session goes on', async (t) => {

@@ -23,6 +23,7 @@ function task(n: number, overrides: Partial<AgentTaskRecord> = {}): AgentTaskRec
     error: null,
     summary: null,
     revertedAt: null,
+    conversation: [{ message: `Rename add to sum ${n} — ünï 🧵 "q" \\`, at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), firstStep: 1 }],
     ...overrides,
   };
 }
@@ -98,6 +99,38 @@ for (const dialect of STORE_DIALECTS) {
       assert.deepEqual([record?.steps, record?.tokens, record?.summary], [1, 920, 'Reading it.']);
       // A step whose index is taken fails whole: the counters do not move.
       await assert.rejects(agentTasks.addSteps('task_1', steps.slice(0, 1), { steps: 9 }), { code: 'store_unavailable' });
+      assert.equal((await agentTasks.get('task_1'))?.steps, 1);
+    });
+
+    it("writes a log larger than one statement may bind (PostgreSQL's 65,535 values, SQLite's 32,766), whole or not at all", async (t) => {
+      const options = await dialect.fresh(t);
+      if (!options) return;
+      const { agentTasks } = await open(t, options);
+      await agentTasks.create(task(1));
+      // 11,000 steps of 6 columns: 66,000 values, over both limits.
+      const steps: AgentStep[] = Array.from({ length: 11_000 }, (_, i) => ({
+        index: i + 1,
+        kind: 'tool',
+        turn: 1,
+        at: '2026-01-01T00:00:01.000Z',
+        tool: 'list_files',
+        arguments: '{}',
+        ok: true,
+        text: `call ${i + 1}`,
+      }));
+      await agentTasks.addSteps('task_1', steps, { steps: 1 });
+      const written = await agentTasks.steps('task_1', { after: 10_990, limit: 100 });
+      assert.deepEqual(
+        written.map((step) => step.index),
+        Array.from({ length: 10 }, (_, i) => 10_991 + i),
+      );
+      assert.equal((await agentTasks.steps('task_1', { after: 0, limit: 20_000 })).length, 11_000);
+      assert.equal((await agentTasks.get('task_1'))?.steps, 1);
+      // A conflict in the last batch undoes the batches before it and the counters.
+      const clash = Array.from({ length: 11_000 }, (_, i) => ({ ...steps[0]!, index: 11_001 + i }));
+      clash.push({ ...steps[0]!, index: 5 });
+      await assert.rejects(agentTasks.addSteps('task_1', clash, { steps: 2 }), { code: 'store_unavailable' });
+      assert.equal((await agentTasks.steps('task_1', { after: 11_000, limit: 10 })).length, 0);
       assert.equal((await agentTasks.get('task_1'))?.steps, 1);
     });
 

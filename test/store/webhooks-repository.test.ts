@@ -167,6 +167,21 @@ for (const dialect of STORE_DIALECTS) {
       assert.equal(again!.attempts, 1);
     });
 
+    it('queues more deliveries than one statement may bind, all of them or none', async (t) => {
+      const options = await dialect.fresh(t);
+      if (!options) return;
+      const store = await open(t, options);
+      // 5,100 rows of 13 columns: 66,300 values, over PostgreSQL's 65,535 and SQLite's 32,766.
+      const rows = Array.from({ length: 5_100 }, (_, i) => delivery(i + 1));
+      await store.webhooks.enqueue(rows);
+      assert.equal((await store.webhooks.list({ limit: 10_000 })).length, 5_100);
+      // A duplicate id in the last batch: the batches before it are not kept either.
+      const more = Array.from({ length: 5_100 }, (_, i) => delivery(10_001 + i));
+      more.push(delivery(1));
+      await assert.rejects(store.webhooks.enqueue(more), { code: 'store_unavailable' });
+      assert.equal((await store.webhooks.list({ limit: 20_000 })).length, 5_100);
+    });
+
     it('never hands one row to two concurrent claims, even from separate connections', async (t) => {
       const options = await dialect.fresh(t);
       if (!options) return;

@@ -2,7 +2,8 @@
 // test without it is skipped with a notice, and fails under CI=true, where .ci/run installs it)
 // and how a test launches it.
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -36,4 +37,63 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * What a page reports that a test must not leave unexplained: uncaught errors, and console
+ * errors but for those matching `expected` (tested against the message and its URL: a refusal
+ * the test causes on purpose, which the browser logs). Filled as the page runs; a test asserts
+ * it is empty.
+ *
+ * @example
+ *   // The workspace is no git repository: the git panel's status is refused (409), as it should be.
+ *   const problems = pageProblems(page, [/status of 409 .*\/api\/git\/status$/]);
+ *   assert.deepEqual(problems, []);
+ */
+export function pageProblems(page: Page, expected: readonly RegExp[] = [], problems: string[] = []): string[] {
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (expected.some((pattern) => pattern.test(message.text() + message.location().url))) return;
+    problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  return problems;
+}
+
+/** Signs `page` in by the server's one-time link and waits until the window is ready. */
+export async function openSignedIn(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.locator('body[data-ready="true"]').waitFor();
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** An axe finding, cut to what a failure message needs. */
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core over the page as it is (or the element `selector` names) and answers its
+ * findings, each as one line, split into `serious` (serious and critical: a test fails on them)
+ * and `minor`. The page's CSP admits its own script only: the page's context must be made with
+ * `bypassCSP: true` for axe to come in.
+ *
+ * @example
+ *   const { serious } = await axeFindings(page);
+ *   assert.deepEqual(serious, [], 'the editor, dark');
+ */
+export async function axeFindings(page: Page, selector?: string): Promise<{ serious: string[]; minor: string[] }> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const findings: AxeFinding[] = await page.evaluate(async (within) => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeFinding[] }> } }).axe;
+    const result = await axe.run(within ? document.querySelector(within) : document, { resultTypes: ['violations'] });
+    return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.slice(0, 3).map(({ target }) => ({ target })) }));
+  }, selector);
+  const line = (finding: AxeFinding) => `${finding.impact} ${finding.id} (${finding.help}): ${finding.nodes.map((node) => node.target.join(' ')).join(', ')}`;
+  const serious = findings.filter((finding) => finding.impact === 'serious' || finding.impact === 'critical');
+  return { serious: serious.map(line), minor: findings.filter((finding) => !serious.includes(finding)).map(line) };
 }

@@ -33,6 +33,8 @@ export interface TestHostedOptions {
   /** Rate limits counted in this Redis, under this key prefix (tests sharing one Redis keep apart with it). */
   redisUrl?: string;
   redisPrefix?: string;
+  /** Composer's job queue on `redisUrl` (BullMQ, run by `loom worker` processes) under this key prefix. */
+  jobs?: { redisPrefix: string };
   trustProxy?: TrustProxy;
   bodyLimit?: number;
   /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
@@ -47,10 +49,12 @@ export interface TestHostedOptions {
   /** Time a sign-in provider has to answer each call (10 s by default). */
   signInTimeoutMs?: number;
   clock?: ManualClock;
-  /** Composer's settings (concurrency, per-user limits, lease). */
-  composer?: Partial<ComposerConfig>;
+  /** Composer's settings (concurrency, per-user limits, lease; language servers over a session's copy, off unless 'on'). */
+  composer?: Partial<Omit<ComposerConfig, 'languageServers'>> & { languageServers?: 'on' | 'off' };
   /** The agents' budgets, which composer sessions carry too. */
   agents?: Partial<Pick<AgentsConfig, 'maxSteps' | 'maxTokens' | 'timeoutSeconds'>>;
+  /** The language servers' limits (a composer session's, with `composer.languageServers` on). */
+  languageServers?: { requestTimeoutMs?: number };
   /** Log at `info` into this (see support/log-lines.ts); no log by default. */
   log?: LogDestination;
 }
@@ -94,6 +98,8 @@ export async function startTestHosted(options: TestHostedOptions = {}): Promise<
     },
     oidc: options.oidc,
     composer: options.composer,
+    languageServers: options.languageServers,
+    jobs: options.jobs,
     agents: options.agents,
     completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS, ...completion },
     gguf,

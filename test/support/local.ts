@@ -33,6 +33,8 @@ export interface TestLocalOptions {
   workspace?: string;
   configDir?: string;
   dataDir?: string;
+  /** The port to listen on (a restart keeps its window's cookie, named after the port); any free one by default. */
+  port?: number;
   clock?: ManualClock;
   /** Timeouts and the connection cap; the config's defaults, but a cap that no test's burst of requests reaches unless it means to. */
   http?: Partial<ConnectionLimits>;
@@ -40,6 +42,16 @@ export interface TestLocalOptions {
   log?: LogDestination;
   /** Limits of the extension host (`extensions.*` settings). */
   extensions?: { commandTimeoutMs?: number; memoryLimitMb?: number };
+  /**
+   * Build the code index in the background (`codeIndex.background`). Off unless asked: its
+   * `index:progress` events would interleave with what other tests count on the event stream.
+   */
+  codeIndex?: boolean;
+  /**
+   * Language servers (`languageServers.*` settings): off unless a test asks, so that the many
+   * tests that open a .ts file do not each start tsserver on a shared machine.
+   */
+  languageServers?: { enabled?: 'on' | 'off'; requestTimeoutMs?: number; idleSeconds?: number; memoryLimitMb?: number };
 }
 
 export async function startTestLocal(options: TestLocalOptions = {}): Promise<TestLocal> {
@@ -56,11 +68,13 @@ export async function startTestLocal(options: TestLocalOptions = {}): Promise<Te
     workspace,
     configDir,
     dataDir,
-    local: { port: 0 },
+    local: { port: options.port ?? 0 },
     logLevel: options.log ? 'info' : 'silent',
     completion: { timeoutMs: COMPLETION_TIME_LIMIT_MS },
     http: { maxConnectionsPerClient: 1024, ...options.http },
     ...(options.extensions ? { extensions: options.extensions } : {}),
+    codeIndex: { background: options.codeIndex ? 'on' : 'off' },
+    languageServers: { enabled: 'off', ...options.languageServers },
   });
   const local = await startLocal(config, clock, { logDestination: options.log });
   return {

@@ -199,8 +199,9 @@ export async function startFakeOpenAi(initial: Partial<FakeOpenAiBehaviour> = {}
 // A test queues the server's answers turn by turn and reads back what each request carried
 // (`fake.requests`). Queued turns answer `POST /v1/chat/completions` in order; with none queued,
 // the fixed `chatText` answers as before. A turn can be text, native tool calls (arguments
-// streamed in pieces, malformed on purpose if the test wants), an error status, or be held
-// after its headers until the test releases it (to abort a request mid-answer, or move a clock).
+// streamed in pieces, malformed on purpose if the test wants), an error status, be held after
+// its headers until the test releases it (to abort a request mid-answer, or move a clock), or a
+// flood: an answer that runs on until its client hangs up (a hostile or broken server).
 
 export interface ScriptedToolCall {
   /** Omitted: the server sends no id (some do not). */
@@ -237,7 +238,24 @@ export type ScriptedTurn =
       /** Send the headers and a first chunk without content, then wait for `release()`. */
       hold?: boolean;
     }
-  | { kind: 'error'; status: number; message: string };
+  | { kind: 'error'; status: number; message: string }
+  | {
+      kind: 'flood';
+      /**
+       * What runs on: `text` (events of content), `arguments` (one tool call's arguments, in
+       * events), `line` (one event's content with no newline ever), `json` (a body that does
+       * not stream, without end).
+       */
+      what: 'text' | 'arguments' | 'line' | 'json';
+      /**
+       * A guard for tests run against a reader without caps: past this many bytes the answer
+       * ends (unreadable, for `line` and `json`). Default 64 MiB.
+       */
+      maxBytes?: number;
+    };
+
+/** Characters of content in each event of a flood. */
+const FLOOD_PIECE = 64 * 1024;
 
 export class ChatScript {
   private readonly turns: ScriptedTurn[] = [];
@@ -250,6 +268,8 @@ export class ChatScript {
   private hangUpWaiters: (() => void)[] = [];
   /** Answers whose client hung up before their end. */
   hangUps = 0;
+  /** Bytes every flood has written so far. */
+  floodBytes = 0;
 
   /** Queues answers to the next chat requests, in order. */
   queue(...turns: ScriptedTurn[]): void {
@@ -305,6 +325,7 @@ export class ChatScript {
     this.refusal = undefined;
     this.streamOptionsRefused = false;
     this.hangUps = 0;
+    this.floodBytes = 0;
     this.release();
   }
 
@@ -328,6 +349,7 @@ export class ChatScript {
     if (this.refusal && Array.isArray(body?.tools)) return error(this.refusal.status, this.refusal.message);
     const turn = this.turns.shift() ?? this.responder!(body);
     if (turn.kind === 'error') return error(turn.status, turn.message);
+    if (turn.kind === 'flood') return this.flood(turn, body, res);
 
     const usage = turn.usage && {
       prompt_tokens: turn.usage.prompt,
@@ -411,5 +433,50 @@ export class ChatScript {
     if (res.destroyed) return;
     finished = true;
     res.end('data: [DONE]\n\n');
+  }
+
+  /** Writes the flood's pieces as fast as the client reads them, until it hangs up (or the guard). */
+  private async flood(turn: Extract<ScriptedTurn, { kind: 'flood' }>, body: any, res: http.ServerResponse): Promise<void> {
+    const maxBytes = turn.maxBytes ?? 64 * 1024 * 1024;
+    const text = 'x'.repeat(FLOOD_PIECE);
+    const event = (delta: object) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body?.model, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    let opening: string;
+    let piece: string;
+    let closing: string;
+    switch (turn.what) {
+      case 'text':
+        [opening, piece, closing] = [event({ role: 'assistant', content: '' }), event({ content: text }), 'data: [DONE]\n\n'];
+        break;
+      case 'arguments':
+        opening = event({ tool_calls: [{ index: 0, id: 'call_flood', type: 'function', function: { name: 'read_file', arguments: '{"path":"' } }] });
+        [piece, closing] = [event({ tool_calls: [{ index: 0, function: { arguments: text } }] }), 'data: [DONE]\n\n'];
+        break;
+      case 'line':
+        [opening, piece, closing] = ['data: {"choices":[{"index":0,"delta":{"content":"', text, ''];
+        break;
+      case 'json':
+        [opening, piece, closing] = ['{"choices":[{"index":0,"message":{"role":"assistant","content":"', text, ''];
+        break;
+    }
+    res.writeHead(200, { 'content-type': turn.what === 'json' ? 'application/json' : 'text/event-stream' });
+    let closed = false;
+    let written = 0;
+    let wake: (() => void) | undefined;
+    res.on('close', () => {
+      closed = true;
+      wake?.();
+      if (written >= maxBytes) return;
+      this.hangUps++;
+      for (const resolve of this.hangUpWaiters.splice(0)) resolve();
+    });
+    const write = async (chunk: string) => {
+      written += chunk.length;
+      this.floodBytes += chunk.length;
+      if (!res.write(chunk)) await new Promise<void>((resolve) => ((wake = resolve), res.once('drain', resolve)));
+    };
+    await write(opening);
+    while (!closed && written < maxBytes) await write(piece);
+    if (!closed) res.end(closing);
   }
 }

@@ -29,7 +29,7 @@ export function loginHint(server: string): string {
 export async function freshCredentials(store: CredentialStore, server: string, options: FreshOptions = {}): Promise<FreshCredentials> {
   const now = options.now ?? Date.now;
   const current = store.get(server);
-  if (!current) throw notSignedIn(store, server);
+  if (!current) throw await unlessUnreachable(server, notSignedIn(store, server));
   if (!options.rejected && !expiresSoon(current, now())) return { credentials: current, refreshed: false };
 
   // Under the lock, read again: another loom process may have refreshed already.
@@ -62,6 +62,24 @@ export async function freshCredentials(store: CredentialStore, server: string, o
 export function expiresSoon(credentials: ServerCredentials, now: number): boolean {
   const expiresAt = Date.parse(credentials.expires_at);
   return !Number.isFinite(expiresAt) || expiresAt - EXPIRY_MARGIN_MS <= now;
+}
+
+/**
+ * `refusal` (a sign-in is needed), unless nothing answers at `server`: then the failure to
+ * reach it (exit 3), since signing in would not help. Asked only once a sign-in is missing,
+ * so a server that is up costs one health check on a path that fails anyway.
+ *
+ * @example if (!store.get(server)) throw await unlessUnreachable(server, notSignedIn(store, server));
+ */
+export async function unlessUnreachable(server: string, refusal: CliError): Promise<CliError> {
+  // Loaded here: the client's module brings the operation table and its schemas.
+  const { HostedApiError, HostedClient } = await import('../../client/hosted.ts');
+  try {
+    await new HostedClient({ url: server, timeoutMs: 10_000 }).call('getHealth');
+  } catch (error) {
+    if (error instanceof HostedApiError && error.status === 0) return new CliError(`${error.message}${error.hint ? ` ${error.hint}` : ''}`, EXIT.unreachable);
+  }
+  return refusal;
 }
 
 /** Not signed in to this server; names the ones signed in to, if any. */

@@ -1,7 +1,8 @@
-// `loom agent run|status|list|steps|cancel|revert`: agent tasks on a running `loom serve` (or
+// `loom agent run|say|status|list|steps|cancel|revert`: agent tasks on a running `loom serve` (or
 // `loom up`), through the typed client of the local API. The server is found as `loom serve`
 // would listen (`--port`, LOOM_LOCAL_PORT, the config file) and the token read from settings.json
-// in the config folder, as `loom token` prints it.
+// in the config folder, as `loom token` prints it. The token cannot approve a command a task asks
+// to run: that is the window's, and these commands say where to answer.
 import { Command, InvalidArgumentError } from 'commander';
 import { cliAction, localCall as call } from '../errors.ts';
 import { localServerFor, withLocalServerOptions, type LocalServer } from '../local-server.ts';
@@ -12,6 +13,7 @@ export function agentCommand(): Command {
   return new Command('agent')
     .description('autonomous coding tasks on the workspace of a running `loom serve`')
     .addCommand(runCommand())
+    .addCommand(sayCommand())
     .addCommand(statusCommand())
     .addCommand(listCommand())
     .addCommand(stepsCommand())
@@ -38,13 +40,39 @@ function runCommand(): Command {
       const body = { task, files: options.files, ...(options.model !== undefined ? { model: options.model } : {}) };
       if (options.watch) {
         const { watchTask } = await import('./agent-watch.ts');
-        const status = await watchTask(client, url, body, { json: options.json === true });
+        const status = await watchTask(client, url, () => client.call('runAgent', { body }), { json: options.json === true });
         if (status.status !== 'completed') process.exitCode = 1;
         return;
       }
       const started = await call(() => client.call('runAgent', { body }));
       if (options.json) printJson(started);
       else print(`${started.taskId} running (estimated ${started.estimatedTime} s); follow it with: loom agent status ${started.taskId}\n`);
+    }),
+  );
+}
+
+function sayCommand(): Command {
+  const command = new Command('say')
+    .description(
+      'continue a task that has ended with your message (its changes and conversation kept, new budgets), and follow it to its end (exit 1 unless it completes)',
+    )
+    .argument('<taskId>')
+    .argument('<message>', 'what the agent should do next, in your words')
+    .option('--no-watch', 'only send the message: print that the task runs again, and return')
+    .option('--json', 'print JSON: the answer; watching, one event per line (NDJSON) and the status last');
+  return withServer(command).action(
+    cliAction(async (taskId: string, message: string, options: { watch: boolean; json?: boolean }, self: Command) => {
+      const { client, url } = await serverFor(self);
+      const send = () => client.call('sendAgentMessage', { params: { taskId }, body: { message } });
+      if (options.watch) {
+        const { watchTask } = await import('./agent-watch.ts');
+        const status = await watchTask(client, url, send, { json: options.json === true });
+        if (status.status !== 'completed') process.exitCode = 1;
+        return;
+      }
+      const started = await call(send);
+      if (options.json) printJson(started);
+      else print(`${started.taskId} running again (estimated ${started.estimatedTime} s); follow it with: loom agent status ${started.taskId}\n`);
     }),
   );
 }
@@ -56,10 +84,10 @@ function statusCommand(): Command {
     .option('--json', 'print the status as JSON');
   return withServer(command).action(
     cliAction(async (taskId: string, options: { json?: boolean }, self: Command) => {
-      const { client } = await serverFor(self);
+      const { client, url } = await serverFor(self);
       const status = await call(() => client.call('getAgentStatus', { params: { taskId } }));
       if (options.json) printJson(status);
-      else print((await import('./agent-watch.ts')).describeTask(status, { diffs: true }));
+      else print((await import('./agent-watch.ts')).describeTask(status, { diffs: true, windowUrl: `${url}/` }));
     }),
   );
 }
@@ -77,7 +105,7 @@ function listCommand(): Command {
       if (tasks.length === 0) return print('No agent tasks.\n');
       const rows = tasks.map((task) => [
         task.taskId,
-        task.status + (task.reason && task.reason !== 'done' ? ` (${task.reason})` : ''),
+        task.status + (task.reason && task.reason !== 'done' ? ` (${task.reason})` : task.approval ? ' (waiting for approval)' : ''),
         String(task.steps),
         String(task.changes.length),
         task.createdAt,

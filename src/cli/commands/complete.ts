@@ -19,16 +19,27 @@ export function completeCommand(): Command {
     .argument('[cursor]', 'FILE:LINE:COL, e.g. src/cli/main.ts:60:20; without it, the text on stdin is what comes before the cursor')
     .option('--language <id>', 'the language of the text on stdin, e.g. typescript, python (default for a file: from its name)')
     .option('--model <name>', 'a provider or model name (builtin, gguf, openai, or a model name); the configured default otherwise')
-    .option('--json', 'print {completion, tokens, model, latencyMs}');
+    .option('--json', 'print {completion, continuation?, tokens, model, latencyMs}');
   return addSettingOptions(command, COMPLETE_SETTINGS).action(
     cliAction(async (cursorArgument: string | undefined, options: { language?: string; model?: string; json?: boolean }, self: Command) => {
       const config = configFromOptions(self);
       const request = cursorArgument === undefined ? await fromStdin(options.language) : fromFile(cursorArgument);
-      const [{ createCompletionEngine }, { loadCatalog }, { BuiltinModel, BuiltinProvider, trainOnFolder }, { detectLanguage }] = await Promise.all([
+      const [
+        { createCompletionEngine },
+        { explainSettings, settingFiles },
+        { loadCatalog },
+        { BuiltinModel, BuiltinProvider, trainOnFolder },
+        { detectLanguage },
+        { WorkspacePaths },
+        { loomFolders },
+      ] = await Promise.all([
         import('../../compose/completion.ts'),
+        import('../../config/setting-places.ts'),
         import('../../core/catalog/load.ts'),
         import('../../core/completion/builtin/index.ts'),
         import('../../core/workspace/language.ts'),
+        import('../../core/workspace/paths.ts'),
+        import('../../config/folders.ts'),
       ]);
       const model = new BuiltinModel();
       const workspace = config.local.workspace;
@@ -38,9 +49,17 @@ export function completeCommand(): Command {
         filePath = !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : request.file;
       }
       const wantsBuiltin = (options.model ?? config.completion.provider) === 'builtin';
-      if (wantsBuiltin) await trainOnFolder(model, workspace);
+      // Through the workspace's gate, as the servers learn it: never Loom's own folders.
+      if (wantsBuiltin && fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+        await trainOnFolder(model, new WorkspacePaths(workspace, { loomFolders: loomFolders(config) }));
+      }
       const engine = createCompletionEngine(
-        { builtin: new BuiltinProvider(model), catalog: loadCatalog(config.catalog), modelsDir: config.modelsDir },
+        {
+          builtin: new BuiltinProvider(model),
+          catalog: loadCatalog(config.catalog),
+          modelsDir: config.modelsDir,
+          explain: explainSettings(settingFiles(config)),
+        },
         () => config.completion,
       );
       try {
@@ -53,7 +72,8 @@ export function completeCommand(): Command {
           caller: 'cli',
         });
         if (options.json) {
-          printJson({ completion: result.completion, tokens: result.tokens, model: result.model, latencyMs: result.latencyMs }, 0);
+          const { completion, continuation, tokens, model, latencyMs } = result;
+          printJson({ completion, ...(continuation && { continuation }), tokens, model, latencyMs }, 0);
         } else if (result.completion) {
           // A model wrote this (and a prompt-injected one may write anything): lines and tabs
           // stay, anything a terminal would act on is escaped.

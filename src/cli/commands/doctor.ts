@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import type { LoomConfig } from '../../config/load.ts';
 import { cliAction } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
+import { NODE_LINES, nodeSupport, testedLines } from '../node-lines.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
 import { oneLine, print, printJson } from '../output.ts';
 import { portState, probeServer } from '../probes.ts';
@@ -26,8 +27,6 @@ export interface Check {
   fix?: string;
 }
 
-/** The oldest Node the package supports (package.json engines). */
-const MIN_NODE = [20, 11] as const;
 const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge'];
 
 /** `loom doctor`. */
@@ -73,17 +72,43 @@ function formatChecks(checks: Check[]): string {
   return `${lines.join('\n')}\n\n${verdict}\n`;
 }
 
-function checkNode(): Check {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  const fine = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
-  return fine
-    ? { name: 'node', state: 'ok', detail: `Node ${process.versions.node}` }
-    : {
+/** The Node running Loom, against the lines it supports and is tested on (node-lines.ts). */
+export function checkNode(version: string = process.versions.node): Check {
+  const support = nodeSupport(version);
+  const tested = `Loom is tested on Node ${testedLines()}`;
+  const newest = NODE_LINES[NODE_LINES.length - 1]!;
+  switch (support.kind) {
+    case 'tested':
+      return support.line.endOfLife
+        ? {
+            name: 'node',
+            state: 'warn',
+            detail: `Node ${version}: supported and tested, but its line reached its end of life on ${support.line.endOfLife} (no more security fixes)`,
+            fix: `move to Node ${newest.major} (LTS)`,
+          }
+        : { name: 'node', state: 'ok', detail: `Node ${version} (${tested})` };
+    case 'newer':
+      return {
+        name: 'node',
+        state: 'warn',
+        detail: `Node ${version} is newer than the lines Loom is tested on (${testedLines()}): it should work, untested`,
+        fix: `if something fails, use Node ${newest.major} (LTS)`,
+      };
+    case 'too-old':
+      return {
         name: 'node',
         state: 'fail',
-        detail: `Node ${process.versions.node} is older than ${MIN_NODE.join('.')}`,
-        fix: `install Node ${MIN_NODE.join('.')} or newer (https://nodejs.org)`,
+        detail: `Node ${version} is older than ${support.line.oldest}, the oldest ${support.line.major} Loom's dependencies accept`,
+        fix: `update to Node ${support.line.major} ${support.line.oldest} or newer, or to Node ${newest.major} (LTS) (https://nodejs.org)`,
       };
+    case 'unsupported':
+      return {
+        name: 'node',
+        state: 'fail',
+        detail: `Node ${version} is not supported (${tested})`,
+        fix: `install Node ${newest.major} (LTS) (https://nodejs.org)`,
+      };
+  }
 }
 
 function checkGit(): Promise<Check> {
@@ -180,7 +205,7 @@ async function checkHostedPort(config: LoomConfig): Promise<Check> {
 }
 
 async function checkModels(config: LoomConfig): Promise<Check> {
-  const [{ loadCatalog }, { ModelLibrary }] = await Promise.all([import('../../core/catalog/load.ts'), import('../../core/models/library.ts')]);
+  const [{ loadCatalog }, { ModelLibrary }] = await Promise.all([import('../../core/catalog/load.ts'), import('../../adapters/models/library.ts')]);
   let library;
   try {
     library = new ModelLibrary(loadCatalog(config.catalog), config.modelsDir);

@@ -51,7 +51,7 @@ export function downloadsCommand(): Command {
       const fileName = path.basename(new URL(asset.url).pathname) || `${product}-${asset.key}`;
       const dest = path.resolve(options.output ?? fileName);
       const [{ DownloadError, downloadFile, partialPathOf }, { progressReporter }] = await Promise.all([
-        import('../../core/models/download.ts'),
+        import('../../adapters/models/download.ts'),
         import('../progress.ts'),
       ]);
       if (fs.existsSync(dest) && !options.force) throw new CliError(`${dest} exists already; --force downloads it again, -o writes elsewhere`);

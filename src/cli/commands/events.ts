@@ -1,6 +1,6 @@
 // `loom events tail`: the live event stream of a running `loom serve` (its /events WebSocket),
-// one line per event, or one JSON object per line (NDJSON) with --json, until Ctrl-C or the
-// server goes away. A gap in the sequence numbers (events dropped because this reader was slow)
+// one line per event, or one JSON object per line (NDJSON) with --json, until Ctrl-C (exit 0) or
+// the server goes away (said on stderr, exit 3). A gap in the sequence numbers (events dropped because this reader was slow)
 // is said on stderr.
 import { Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES as EVENT_TYPE_NAMES } from '../../core/events/bus.ts';
@@ -19,7 +19,7 @@ interface StreamMessage {
 /** `loom events …`. */
 export function eventsCommand(): Command {
   const tail = new Command('tail')
-    .description('print events as they happen, until Ctrl-C')
+    .description('print events as they happen, until Ctrl-C (the server stopping ends it with exit 3)')
     .option(
       '--type <types>',
       `only these types, repeatable or comma-separated: ${EVENT_TYPE_NAMES.join(', ')} (a prefix such as agent: keeps a family) (default: all)`,
@@ -34,7 +34,9 @@ export function eventsCommand(): Command {
       const wanted = (type: string) => !options.type || options.type.some((t) => (t.endsWith(':') ? type.startsWith(t) : type === t));
       let lastSeq: number | undefined;
       await new Promise<void>((resolve, reject) => {
+        let stopped = false;
         const stop = () => {
+          stopped = true;
           socket.close();
           resolve();
         };
@@ -62,9 +64,17 @@ export function eventsCommand(): Command {
         });
         socket.on('close', (code, reason) => {
           process.removeListener('SIGINT', stop).removeListener('SIGTERM', stop);
-          if (code === 4401) reject(new CliError('the server closed the stream: its token was rotated (loom token --rotate); run again'));
-          else resolve();
-          void reason;
+          if (stopped) return;
+          if (code === 4401) return reject(new CliError('the server closed the stream: its token was rotated (loom token --rotate); run again'));
+          // The server went away (it stopped, or the connection broke): said, and exit 3, so a
+          // script following the stream knows it ended without being asked to.
+          const why = code === 1006 ? 'the connection was lost' : `${code}${reason.length ? ` ${oneLine(String(reason))}` : ''}`;
+          reject(
+            new CliError(
+              `the event stream at ${url}/events ended (${why}): the server stopped. Run again once \`loom serve\` (or \`loom up\`) is back.`,
+              EXIT.unreachable,
+            ),
+          );
         });
       });
     }),

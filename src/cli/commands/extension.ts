@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import type { LocalClient } from '../../client/local.ts';
+import type { ExtensionList } from '../../contracts/local-resources.ts';
 import { discoverExtensions, extensionRoots } from '../../extensions/manifest.ts';
 import { scaffoldExtension } from '../../extensions/scaffold.ts';
 import { WorkspaceTrust } from '../../extensions/trust.ts';
@@ -75,47 +76,65 @@ function newCommand(): Command {
 
 function listCommand(): Command {
   const command = new Command('list')
-    .description('the extensions found and their state (from a running loom serve, else from the folders)')
+    .description('the extensions found and their state (from a running loom serve, else from the folders), and those in the folders it has not loaded')
     .option('--json', 'print them as JSON');
   return withServer(command, ['workspace']).action(
     cliAction(async (options: { json?: boolean }, self: Command) => {
       const list = await running(self, (client) => client.call('listExtensions'));
       const { local } = configFromOptions(self);
       const trust = new WorkspaceTrust(local.configDir, printWarning);
-      const roots = extensionRoots(local.configDir, local.workspace);
-      const offline = () => {
-        const user = discoverExtensions(roots.user, 'user');
-        const workspace = discoverExtensions(roots.workspace, 'workspace');
-        const trusted = trust.isTrusted(local.workspace);
-        return {
-          workspace: local.workspace,
-          workspaceTrusted: trusted,
-          extensions: [...user.manifests, ...workspace.manifests].map((m) => ({
-            name: m.name,
-            version: m.version,
-            scope: m.scope,
-            dir: m.dir,
-            state: m.scope === 'workspace' && !trusted ? 'untrusted' : 'not running',
-            commands: m.commands.map((c) => c.command),
-          })),
-          problems: [...user.problems, ...workspace.problems],
-        };
-      };
-      const shown = list ?? offline();
-      if (options.json) return printJson(shown);
-      if (shown.extensions.length === 0) print(`No extensions in ${roots.user} or ${roots.workspace}.\n`);
-      else
+      // The running server's workspace when one runs: its folders are the ones it loads from.
+      const workspace = list?.workspace ?? local.workspace;
+      const roots = extensionRoots(local.configDir, workspace);
+      const onDisk = folderList(roots, workspace, trust.isTrusted(workspace));
+      const shown: Listed = list ?? onDisk;
+      // What the folders hold now and the running server has not loaded (added since it read
+      // them), or loaded and is no longer there: a reload makes the two agree.
+      const key = (e: { scope: string; name: string }) => `${e.scope}:${e.name}`;
+      const loaded = new Set(shown.extensions.map(key));
+      const present = new Set(onDisk.extensions.map(key));
+      const notLoaded = list ? onDisk.extensions.filter((e) => !loaded.has(key(e))).map(({ name, scope, dir }) => ({ name, scope, dir })) : [];
+      const removed = list ? shown.extensions.filter((e) => !present.has(key(e))).map(({ name, scope, dir }) => ({ name, scope, dir })) : [];
+      if (options.json) return printJson({ ...shown, notLoaded, removed });
+      if (shown.extensions.length > 0)
         print(
           `${formatTable([
             ['NAME', 'VERSION', 'SCOPE', 'STATE', 'COMMANDS'],
             ...shown.extensions.map((e) => [e.name, e.version, e.scope, e.state, e.commands.join(', ')]),
           ])}\n`,
         );
+      else if (list && notLoaded.length > 0) print('The running loom serve has loaded no extensions.\n');
+      else print(`No extensions in ${roots.user} or ${roots.workspace}.\n`);
       for (const problem of shown.problems) printWarning(`skipped ${problem.dir}: ${problem.message}`);
-      if (!shown.workspaceTrusted && shown.extensions.some((e) => e.scope === 'workspace'))
+      for (const e of notLoaded) print(`${e.name} (${e.dir}) is not loaded by the running loom serve: loom extension reload loads it.\n`);
+      for (const e of removed) print(`${e.name} is loaded but its folder ${e.dir} is gone: loom extension reload unloads it.\n`);
+      if (!shown.workspaceTrusted && [...shown.extensions, ...notLoaded].some((e) => e.scope === 'workspace'))
         print(`The workspace ${shown.workspace} is not trusted: its extensions do not run (loom extension trust).\n`);
     }),
   );
+}
+
+/** An extension as `list` shows it: the server's state, or `not running` when no server runs. */
+type Listed = Omit<ExtensionList, 'extensions'> & { extensions: (Omit<ExtensionList['extensions'][number], 'state'> & { state: string })[] };
+
+/** The extensions the folders hold now, as the server would list them before starting any. */
+function folderList(roots: { user: string; workspace: string }, workspace: string, trusted: boolean): Listed {
+  const user = discoverExtensions(roots.user, 'user');
+  const inWorkspace = discoverExtensions(roots.workspace, 'workspace');
+  return {
+    workspace,
+    workspaceTrusted: trusted,
+    extensions: [...user.manifests, ...inWorkspace.manifests].map((m) => ({
+      name: m.name,
+      version: m.version,
+      title: m.title,
+      scope: m.scope,
+      dir: m.dir,
+      state: m.scope === 'workspace' && !trusted ? 'untrusted' : 'not running',
+      commands: m.commands.map((c) => c.command),
+    })),
+    problems: [...user.problems, ...inWorkspace.problems],
+  };
 }
 
 function trustCommand(verb: 'trust' | 'untrust'): Command {
@@ -166,10 +185,27 @@ function reloadCommand(): Command {
     cliAction(async (options: { json?: boolean }, self: Command) => {
       const list = await call(async () => (await clientFor(self)).call('reloadExtensions'));
       if (options.json) return printJson(list);
-      print(`${list.extensions.length} extension(s) loaded${list.problems.length ? `, ${list.problems.length} skipped` : ''}.\n`);
+      print(`${reloadSummary(list)}\n`);
       for (const problem of list.problems) printWarning(`skipped ${problem.dir}: ${problem.message}`);
     }),
   );
+}
+
+/**
+ * What a reload left, in one line: the extensions that may run, those that do not (an untrusted
+ * workspace's, never started; those that failed) and the folders skipped.
+ *
+ * @example reloadSummary(list) // "1 extension(s) loaded, 1 not run: the workspace /w is not trusted (loom extension trust /w)."
+ */
+export function reloadSummary(list: ExtensionList): string {
+  const count = (state: string) => list.extensions.filter((e) => e.state === state).length;
+  const untrusted = count('untrusted');
+  const failed = count('failed');
+  const parts = [`${list.extensions.length - untrusted - failed} extension(s) loaded`];
+  if (untrusted) parts.push(`${untrusted} not run: the workspace ${list.workspace} is not trusted (loom extension trust ${list.workspace})`);
+  if (failed) parts.push(`${failed} failed (loom extension list says why)`);
+  if (list.problems.length) parts.push(`${list.problems.length} skipped`);
+  return `${parts.join(', ')}.`;
 }
 
 /** The settings that find the server: its port and the config folder holding its token (and the workspace, for some). */

@@ -1,4 +1,4 @@
-// `loom git status|commit|push|pull`: git in the workspace of a running `loom serve` (or `loom
+// `loom git status|stage|unstage|branch|switch|commit|push|pull`: git in the workspace of a running `loom serve` (or `loom
 // up`), through its local API, as the desktop app does it: the same checks (paths inside the
 // workspace, no force push, a refused commit leaves the index as it was) and the same events.
 import { Command } from 'commander';
@@ -9,8 +9,12 @@ import { oneLine, print, printJson } from '../output.ts';
 /** `loom git …`. */
 export function gitCommand(): Command {
   return new Command('git')
-    .description('git in the workspace of a running `loom serve`: status, commit, push, pull')
+    .description('git in the workspace of a running `loom serve`: status, stage, unstage, branch, switch, commit, push, pull')
     .addCommand(statusCommand())
+    .addCommand(stagingCommand('stage', 'stage the files given (new, changed, deleted), or every change'))
+    .addCommand(stagingCommand('unstage', 'unstage the files given, or everything; the working tree keeps its changes'))
+    .addCommand(branchCommand())
+    .addCommand(switchCommand())
     .addCommand(commitCommand())
     .addCommand(syncCommand('push', 'push a branch (default: the current one) to its upstream, else origin; never forces'))
     .addCommand(syncCommand('pull', 'fetch and merge a branch into the current one (a fast-forward when it can)'));
@@ -70,6 +74,55 @@ function syncCommand(name: 'push' | 'pull', description: string): Command {
       const { client } = await localServerFor(self);
       const body = { ...(options.remote ? { remote: options.remote } : {}), ...(options.branch ? { branch: options.branch } : {}) };
       const result = await call(() => client.call(name, { body }));
+      if (options.json) printJson(result);
+      else print(`${oneLine(result.summary)}\n`);
+    }),
+  );
+}
+
+function stagingCommand(name: 'stage' | 'unstage', description: string): Command {
+  const command = new Command(name)
+    .description(description)
+    .argument('[files...]', 'paths relative to the workspace (a folder stands for everything under it); default: every change')
+    .option('--json', 'print the status afterwards as JSON');
+  return withLocalServerOptions(command).action(
+    cliAction(async (files: string[], options: { json?: boolean }, self: Command) => {
+      const { client } = await localServerFor(self);
+      const status = await call(() => client.call(name, { body: files.length ? { files } : {} }));
+      if (options.json) return printJson(status);
+      const staged = status.files.filter((file) => file.staged).map((file) => `  ${oneLine(file.path)}`);
+      print(staged.length ? `Staged:\n${staged.join('\n')}\n` : 'Nothing is staged.\n');
+    }),
+  );
+}
+
+function branchCommand(): Command {
+  const command = new Command('branch')
+    .description('create a branch (from HEAD, or --from a local or remote-tracking branch) and switch to it')
+    .argument('<name>', 'the new branch')
+    .option('--from <branch>', 'where it starts, e.g. main or origin/main (default: HEAD)')
+    .option('--no-switch', 'only create it')
+    .option('--json', 'print the result as JSON');
+  return withLocalServerOptions(command).action(
+    cliAction(async (name: string, options: { from?: string; switch: boolean; json?: boolean }, self: Command) => {
+      const { client } = await localServerFor(self);
+      const body = { name, switch: options.switch, ...(options.from ? { from: options.from } : {}) };
+      const result = await call(() => client.call('createBranch', { body }));
+      if (options.json) printJson(result);
+      else print(`${oneLine(result.summary)}\n`);
+    }),
+  );
+}
+
+function switchCommand(): Command {
+  const command = new Command('switch')
+    .description('switch to a branch (refused, nothing changed, when local changes would be overwritten)')
+    .argument('<branch>', 'a local branch, or one only a remote has')
+    .option('--json', 'print the result as JSON');
+  return withLocalServerOptions(command).action(
+    cliAction(async (branch: string, options: { json?: boolean }, self: Command) => {
+      const { client } = await localServerFor(self);
+      const result = await call(() => client.call('switchBranch', { body: { branch } }));
       if (options.json) printJson(result);
       else print(`${oneLine(result.summary)}\n`);
     }),

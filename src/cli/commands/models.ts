@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { LOOM_VERSION } from '../../config/version.ts';
-import type { ModelLibrary } from '../../core/models/library.ts';
+import type { ModelLibrary } from '../../adapters/models/library.ts';
 import { CliError, cliAction } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { addSettingOptions, configFromOptions } from '../options.ts';
@@ -72,7 +72,7 @@ export function modelsCommand(): Command {
         throw new CliError(`unknown model "${name}". Known models: ${known}`);
       }
       const [{ DownloadError, downloadFile, partialPathOf }, { progressReporter }] = await Promise.all([
-        import('../../core/models/download.ts'),
+        import('../../adapters/models/download.ts'),
         import('../progress.ts'),
       ]);
       const status = library.status(model);
@@ -142,7 +142,7 @@ export function modelsCommand(): Command {
       if (!model) throw new CliError(`unknown model "${name}". Known models: ${library.models.map((m) => m.name).join(', ') || '(none)'}`);
       const { path } = library.status(model);
       if (!path) throw new CliError(`the catalog gives no GGUF file for ${model.name}: there is nothing to remove.`);
-      const { partialPathOf } = await import('../../core/models/download.ts');
+      const { partialPathOf } = await import('../../adapters/models/download.ts');
       const removed = fs.existsSync(path);
       fs.rmSync(path, { force: true });
       fs.rmSync(partialPathOf(path), { force: true });
@@ -156,6 +156,6 @@ export function modelsCommand(): Command {
 
 async function libraryFor(command: Command): Promise<ModelLibrary> {
   const config = configFromOptions(command);
-  const [{ loadCatalog }, { ModelLibrary }] = await Promise.all([import('../../core/catalog/load.ts'), import('../../core/models/library.ts')]);
+  const [{ loadCatalog }, { ModelLibrary }] = await Promise.all([import('../../core/catalog/load.ts'), import('../../adapters/models/library.ts')]);
   return new ModelLibrary(loadCatalog(config.catalog), config.modelsDir);
 }

@@ -4,6 +4,7 @@ import { addSettingOptions, configFromOptions } from '../options.ts';
 import { print, printJson, printWarning } from '../output.ts';
 import { COMPLETION_SETTINGS } from './complete.ts';
 import { closeOnSignal } from './hosted.ts';
+import { whenPortTaken } from './open.ts';
 
 export const LOCAL_SETTINGS = ['workspace', 'local.port', 'configDir', 'logLevel', 'catalog', ...COMPLETION_SETTINGS] as const;
 
@@ -12,11 +13,16 @@ export function serveCommand(): Command {
   const command = new Command('serve')
     .description("start the desktop app's local API (editor, git, events) on 127.0.0.1 and ::1")
     .option('--json', 'once listening, print one line of JSON: {local: {url, api, events, workspace, models, window, token}}')
-    .option('--open', 'open the window in your browser (an app window where the browser has one), signed in by a one-time link');
+    .option(
+      '--open',
+      'open the window in your browser (an app window where the browser has one), signed in by a one-time link; when the app already runs, its window (as loom open)',
+    );
   return addSettingOptions(command, LOCAL_SETTINGS).action(async (options: { json?: boolean; open?: boolean }, self: Command) => {
     const config = configFromOptions(self);
     const { startLocal } = await import('../../local/server.ts');
-    const local = await startLocal(config);
+    const local = await startLocal(config).catch((error: unknown) => whenPortTaken(error, config, options));
+    // The app already ran here: its window opened, nothing more to do.
+    if (!local) return;
     // Signals are handled before the banner: whoever waits for it may send one at once.
     closeOnSignal([local]);
     if (options.json) printJson({ local: localView(local) }, 0);
@@ -55,7 +61,7 @@ export function printLocal(local: RunningLocal): void {
       `Loom local API    ${local.url}/api   (workspace: ${local.workspace})`,
       `  Events          ws://127.0.0.1:${local.port}/events`,
       `  AI completion   ${local.url}/api/ai/complete   (models: ${local.completion.engine.models().join(', ')}; the builtin one learns the workspace)`,
-      `  Window          ${local.url}/   (loom serve --open signs it in)`,
+      `  Window          ${local.url}/   (loom open signs it in)`,
       `  Token           ${local.token()}`,
     ].join('\n') + '\n',
   );

@@ -49,7 +49,7 @@ export async function statusReport(command: Command): Promise<StatusReport> {
     import('../../config/version.ts'),
     import('../../store/database.ts'),
     import('../../core/catalog/load.ts'),
-    import('../../core/models/library.ts'),
+    import('../../adapters/models/library.ts'),
     import('../auth/credentials.ts'),
   ]);
   const token = readToken(config.local.configDir);

@@ -8,7 +8,8 @@ import type { ComposerSession } from '../../contracts/composer.ts';
 import { CliError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { oneLine, print, printJson, printProblem, printWarning, toJson } from '../output.ts';
-import { ApplyFailed, ApplyRefused, applyEdits } from './apply.ts';
+import { ApplyFailed, ApplyRefused, applyComposerEdits } from '../../core/workspace/composer-edits.ts';
+import { WorkspacePaths, type LoomFolder } from '../../core/workspace/paths.ts';
 import { collectAttachments } from './attachments.ts';
 import { connect, refusal, type ComposerConnection } from './connection.ts';
 import { describeEdit, describeEvent, describePlan, describeSession, patchOf } from './render.ts';
@@ -50,7 +51,7 @@ export async function create(prompt: string, options: CreateOptions): Promise<vo
   // Signed in or not is known before the files are read: a missing token fails fast.
   const connection = await connect(options);
   if (options.attach) {
-    const { attachments, skipped } = await collectAttachments(folderOption(options.dir), files);
+    const { attachments, skipped } = await collectAttachments(folderOption(options.dir), files, await localLoomFolders());
     if (skipped.length) printWarning(`left out ${skipped.length} binary file${skipped.length === 1 ? '' : 's'}: ${skipped.join(', ')}`);
     body.attachments = attachments;
   }
@@ -144,7 +145,9 @@ export async function apply(id: string, options: ApplyOptions): Promise<void> {
   }
   let applied;
   try {
-    applied = applyEdits(folder, session.edits, { dryRun: options.dryRun === true });
+    // Loom's own folders under `folder` (applying in the home folder) are protected: an edit of settings.json is hostile.
+    const paths = new WorkspacePaths(folder, { loomFolders: await localLoomFolders() });
+    applied = applyComposerEdits(paths, session.edits, { dryRun: options.dryRun === true });
   } catch (error) {
     if (error instanceof ApplyRefused) {
       if (options.json) printJson({ sessionId: id, applied: false, hostile: error.hostile, conflicts: error.conflicts });
@@ -194,6 +197,12 @@ async function getSession(connection: ComposerConnection, id: string): Promise<C
 }
 
 /** A folder option: an existing folder, made absolute (default: the current folder). */
+/** This machine's Loom folders (config, data, models), from the environment and the config file: never sent, never written. */
+async function localLoomFolders(): Promise<LoomFolder[]> {
+  const [{ loadConfig }, { loomFolders }] = await Promise.all([import('../../config/load.ts'), import('../../config/folders.ts')]);
+  return loomFolders(loadConfig());
+}
+
 function folderOption(value: string | undefined): string {
   const folder = path.resolve(value ?? '.');
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--dir: ${folder} is not a folder`, EXIT.usage);

@@ -1,14 +1,15 @@
 // `loom composer --attach`: the local files matching --files, sent as the session's
 // attachments. They are found as the server finds files in scope (the same globs, the same
-// walk: no .git or .loom, no dependency folders unless a glob names one, symbolic links not
-// followed, so nothing outside the folder is sent), and checked against the server's caps
-// before anything is sent: a refusal here names the files, a refusal there would not.
+// walk: no .git or .loom, no dependency folders unless a glob names one, symbolic links
+// followed only inside the folder, never into Loom's own folders, so nothing outside the folder
+// and no Loom setting is sent), and checked against the server's caps before anything is sent:
+// a refusal here names the files, a refusal there would not.
 import fs from 'node:fs';
-import path from 'node:path';
 import { MAX_ATTACHMENT_CHARS, MAX_ATTACHMENT_CONTENT, MAX_ATTACHMENTS } from '../../contracts/composer.ts';
 import { GlobSet } from '../../core/agents/scope/glob.ts';
 import { walkFiles } from '../../core/agents/scope/walk.ts';
 import { LoomError } from '../../core/errors.ts';
+import { WorkspacePaths, type LoomFolder } from '../../core/workspace/paths.ts';
 import { CliError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -24,11 +25,12 @@ export interface CollectedAttachments {
 }
 
 /**
- * The text files under `folder` that `globs` match, read for sending.
+ * The text files under `folder` that `globs` match, read for sending; `loomFolders`
+ * (config/folders.ts) are never read.
  *
- * @example const { attachments } = await collectAttachments(process.cwd(), ['src/**']);
+ * @example const { attachments } = await collectAttachments(process.cwd(), ['src/**'], loomFolders(config));
  */
-export async function collectAttachments(folder: string, globs: readonly string[]): Promise<CollectedAttachments> {
+export async function collectAttachments(folder: string, globs: readonly string[], loomFolders: readonly LoomFolder[] = []): Promise<CollectedAttachments> {
   let scope: GlobSet;
   try {
     scope = new GlobSet(globs);
@@ -36,11 +38,15 @@ export async function collectAttachments(folder: string, globs: readonly string[
     if (error instanceof LoomError) throw new CliError(`--files: ${error.message}`, EXIT.usage);
     throw error;
   }
-  const root = fs.realpathSync.native(folder);
+  const paths = new WorkspacePaths(folder, { loomFolders });
+  const root = paths.root;
   const found = new Set<string>();
   for (const base of scope.bases()) {
     // One more than the cap: enough to know there are too many.
-    const { files } = await walkFiles(root, base, (file) => scope.matches(file), { limit: MAX_ATTACHMENTS + 1 });
+    const { files } = await walkFiles(paths, base, (file) => scope.matches(file), { limit: MAX_ATTACHMENTS + 1 }).catch((error: unknown) => {
+      if (error instanceof LoomError) throw new CliError(`--files: ${error.message}`, EXIT.usage);
+      throw error;
+    });
     for (const file of files) found.add(file);
   }
   const files = [...found].sort();
@@ -54,7 +60,7 @@ export async function collectAttachments(folder: string, globs: readonly string[
   const skipped: string[] = [];
   let total = 0;
   for (const file of files) {
-    const bytes = fs.readFileSync(path.join(root, ...file.split('/')));
+    const bytes = fs.readFileSync(paths.resolve(file));
     const content = bytes.toString('utf8');
     if (bytes.includes(0) || !Buffer.from(content, 'utf8').equals(bytes)) {
       skipped.push(file);

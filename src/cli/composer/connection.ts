@@ -5,7 +5,7 @@
 import { HostedApiError, HostedClient } from '../../client/hosted.ts';
 import { CredentialStore } from '../auth/credentials.ts';
 import { resolveServer } from '../auth/oauth.ts';
-import { freshCredentials } from '../auth/tokens.ts';
+import { freshCredentials, unlessUnreachable } from '../auth/tokens.ts';
 import { CliError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -29,7 +29,8 @@ export interface ComposerConnection {
 type Env = Record<string, string | undefined>;
 
 /**
- * The connection of a composer command; throws exit 4 when there is no token at all.
+ * The connection of a composer command; throws exit 4 when there is no token at all (exit 3
+ * when, besides, nothing answers at the server).
  *
  * @example const connection = await connect({ server: options.server, token: options.token }); await connection.call((c) => c.call('getComposerSession', { params: { sessionId } }));
  */
@@ -75,7 +76,7 @@ export function refusal(error: HostedApiError, server: string, tokenGiven: boole
 }
 
 async function storedToken(store: CredentialStore, server: string, rejected?: string): Promise<string> {
-  if (!store.get(server)) throw new CliError(`not signed in to ${server}. ${signInHint(server)}`, EXIT.signInNeeded);
+  if (!store.get(server)) throw await unlessUnreachable(server, new CliError(`not signed in to ${server}. ${signInHint(server)}`, EXIT.signInNeeded));
   try {
     return (await freshCredentials(store, server, rejected ? { rejected } : {})).credentials.access_token;
   } catch (error) {

@@ -3,9 +3,13 @@
 // and now, for diffs and revert). Written as a task goes, so that a restart loses nothing it
 // applied.
 import type { ChangeEntry } from './files/change-log.ts';
-import type { AgentStep, AgentTaskBasics, EndReason } from './types.ts';
+import type { AgentExchange, AgentStep, AgentTaskBasics, EndReason } from './types.ts';
 
-/** A task as stored: what it is from its start, and what is known once it runs or ends (null until then). */
+/**
+ * A task as stored: what it is from its start, and what is known once it runs or ends (null
+ * until then). A follow-up message runs it again: `budgets` and `estimatedTime` are then those
+ * of the work on the latest message, the end fields are cleared, and `conversation` grows.
+ */
 export interface AgentTaskRecord extends AgentTaskBasics {
   id: string;
   endedAt: string | null;
@@ -13,10 +17,17 @@ export interface AgentTaskRecord extends AgentTaskBasics {
   error: string | null;
   summary: string | null;
   revertedAt: string | null;
+  /** The user's messages (the task first); the last one's end is the task's own. */
+  conversation: AgentExchange[];
 }
 
-/** What changes of a task as it runs and ends. */
-export type AgentTaskUpdate = Partial<Pick<AgentTaskRecord, 'status' | 'steps' | 'tokens' | 'endedAt' | 'reason' | 'error' | 'summary' | 'revertedAt'>>;
+/** What changes of a task as it runs, ends and runs again. */
+export type AgentTaskUpdate = Partial<
+  Pick<
+    AgentTaskRecord,
+    'status' | 'steps' | 'tokens' | 'endedAt' | 'reason' | 'error' | 'summary' | 'revertedAt' | 'budgets' | 'estimatedTime' | 'conversation'
+  >
+>;
 
 export interface AgentTaskRepository {
   create(task: AgentTaskRecord): Promise<void>;
@@ -28,9 +39,13 @@ export interface AgentTaskRepository {
   addSteps(taskId: string, steps: readonly AgentStep[], update?: AgentTaskUpdate): Promise<void>;
   /** Steps with an index above `after`, in order, at most `limit`. */
   steps(taskId: string, options: { after: number; limit: number }): Promise<AgentStep[]>;
+  /** Steps with an index below `before`, newest first, at most `limit` (a conversation rebuilt from its end). */
+  stepsBefore(taskId: string, options: { before: number; limit: number }): Promise<AgentStep[]>;
   /** Inserts a change entry, or updates its path and content now (by the task and the entry's id; its origin and content before are set once). */
   saveChange(taskId: string, entry: ChangeEntry): Promise<void>;
   deleteChange(taskId: string, id: number): Promise<void>;
+  /** Forgets every change entry of the task (they were reverted, and it runs again from the files as they are). */
+  clearChanges(taskId: string): Promise<void>;
   /** The task's change entries, by id. */
   changes(taskId: string): Promise<ChangeEntry[]>;
   /**

@@ -4,15 +4,20 @@
 import { LoomError } from '../errors.ts';
 import type { AgentBudgets } from './types.ts';
 
-/** Agent tasks' defaults as configured (docs/agents.md): the budgets and a command's time limit. */
+/** Agent tasks' defaults as configured (docs/agents.md): the budgets, a command's time limit, how long an approval waits. */
 export interface AgentsConfig extends AgentBudgets {
   commandTimeoutSeconds: number;
+  /** Seconds a request to approve a command waits for the user before it is denied. */
+  approvalTimeoutSeconds: number;
+  /** Tokens of the repository map in a task's first message (0: none); DEFAULT_MAP_TOKENS when absent. */
+  mapTokens?: number;
+  /** Tokens of the project's rules files in a task's system prompt (0: none); DEFAULT_RULES_TOKENS when absent. */
+  rulesTokens?: number;
 }
 
-export interface AgentSettings extends AgentBudgets {
-  /** Commands `run_command` may run, each matched exactly; none: the tool is not offered. */
+export interface AgentSettings extends AgentsConfig {
+  /** Commands `run_command` runs without asking, each matched exactly; any other waits for the user's approval. */
   commands: string[];
-  commandTimeoutSeconds: number;
 }
 
 /** settings.json's `agents`: any of the settings. */
@@ -23,7 +28,7 @@ export type AgentSettingsOverride = Partial<AgentSettings>;
  *
  * @example
  * agentSettings(config.agents, { maxSteps: 10, commands: ['npm test'] });
- * // { maxSteps: 10, maxTokens: 500000, timeoutSeconds: 900, commandTimeoutSeconds: 300, commands: ['npm test'] }
+ * // { maxSteps: 10, maxTokens: 500000, timeoutSeconds: 900, commandTimeoutSeconds: 300, approvalTimeoutSeconds: 300, commands: ['npm test'] }
  */
 export function agentSettings(base: AgentsConfig, override: AgentSettingsOverride | undefined): AgentSettings {
   return { ...base, commands: [], ...override };

@@ -1,4 +1,8 @@
 // What an agent task is, as the manager, the store and the API see it.
+import type { StepDiagnostics } from './intel/edit-checks.ts';
+import type { LoadedRule } from './intel/rules.ts';
+
+export type { StepDiagnostics, LoadedRule };
 
 /** `running` until the task ends; then how it ended. */
 export type AgentStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -71,6 +75,38 @@ export interface AgentTaskBasics {
   createdAt: string;
 }
 
+/**
+ * One message of the user and the agent's work on it: the task itself, then each follow-up
+ * (`AgentManager.followUp`). How the work ended is known once it has.
+ */
+export interface AgentExchange {
+  /** The user's words. */
+  message: string;
+  /** ISO 8601: when it was sent. */
+  at: string;
+  /** The index of its first entry in the step log. */
+  firstStep: number;
+  endedAt?: string;
+  reason?: EndReason;
+  /** The model's last words on it. */
+  summary?: string;
+}
+
+/** A command a task waits for the user to approve (one not in `agents.commands`). */
+export interface AgentApproval {
+  approvalId: string;
+  command: string;
+  /** Where it would run: the workspace folder. */
+  cwd: string;
+  /** ISO 8601. */
+  askedAt: string;
+  /** ISO 8601: unanswered by then, it is denied. */
+  expiresAt: string;
+}
+
+/** What the user may answer to an approval request. */
+export type ApprovalDecision = 'once' | 'always' | 'deny';
+
 /** A task as the status answers describe it. */
 export interface AgentTaskInfo extends AgentTaskBasics {
   taskId: string;
@@ -83,6 +119,10 @@ export interface AgentTaskInfo extends AgentTaskBasics {
   changes: AgentChange[];
   /** When the task's changes were reverted. */
   revertedAt?: string;
+  /** The user's messages, oldest first, with how the work on each ended. */
+  conversation: AgentExchange[];
+  /** While the task waits for the user to approve a command. */
+  approval?: AgentApproval;
 }
 
 /** A task as a list shows it: its changes without their diffs. */
@@ -95,18 +135,18 @@ export function statusOf(reason: EndReason): Exclude<AgentStatus, 'running'> {
 
 /**
  * One entry of a task's step log: a model turn (`model`), a tool's call and result (`tool`),
- * or what the runtime told the model on its own (`notice`: a correction, a loop warning).
- * Texts are trimmed (see STEP_TEXT_LIMIT).
+ * what the runtime told the model on its own (`notice`: a correction, a loop warning), or the
+ * user's follow-up message (`user`). Texts are trimmed (see STEP_TEXT_LIMIT).
  */
 export interface AgentStep {
   /** 1-based position in the task's log. */
   index: number;
-  kind: 'model' | 'tool' | 'notice';
+  kind: 'model' | 'tool' | 'notice' | 'user';
   /** ISO 8601. */
   at: string;
-  /** The model turn this entry belongs to (1-based). */
+  /** The model turn this entry belongs to (1-based); for `user`, the turn it leads to. */
   turn: number;
-  /** model: the answer's text; tool: the result; notice: what the model was told. */
+  /** model: the answer's text; tool: the result; notice: what the model was told; user: the message. */
   text: string;
   /** tool: its name. */
   tool?: string;
@@ -116,10 +156,26 @@ export interface AgentStep {
   ok?: boolean;
   /** tool: what it changed, as a unified diff. */
   diff?: string;
+  /** tool: an edit block the model wrote in its answer's text, not a tool call (the conversation is rebuilt from the log). */
+  block?: true;
+  /** tool: what the change did to the diagnostics of the file and the files importing it (where a language server runs). */
+  diagnostics?: StepDiagnostics;
+  /** notice: what the prompt carries beyond the task's words, logged before the first turn of a run or a follow-up. */
+  context?: StepContext;
   /** model: the turn's tokens. */
   tokens?: { prompt: number; completion: number };
   /** model: the turn's duration. */
   durationMs?: number;
+}
+
+/** What a task's prompt carries beyond its words: the project's rules files, the repository map. */
+export interface StepContext {
+  /** The rules files in the system prompt, in its order. */
+  rules: LoadedRule[];
+  /** Rules files found and left out (over the budget, or their globs match no file in scope). */
+  skippedRules?: string[];
+  /** The repository map in the first message, when the task has a code index. */
+  map?: { files: number; tokens: number; budget: number };
 }
 
 /** Longest text a step log entry keeps (the rest is cut, with a note). */

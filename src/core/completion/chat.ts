@@ -186,6 +186,40 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * Most tool calls one answer may carry, natively or written as <tool_call> text. Models make a
+ * handful a turn; an answer of thousands is broken or hostile, and each call is a step the log
+ * keeps and a result the next prompt carries. Past it the answer is refused whole: the task
+ * ends `model_error`, none of its calls run.
+ */
+export const MAX_TOOL_CALLS = 256;
+
+/**
+ * How deep a tool call's arguments may nest arrays and objects. Tools take an object of plain
+ * values; what a model sends may nest 100,000 deep, which JSON.parse reads (without recursion)
+ * but anything that walks or writes the value again (JSON.stringify, a key sort) would not,
+ * running out of stack.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Why arguments nested past MAX_ARGUMENT_DEPTH are refused, as the model is told. */
+export const TOO_DEEP = `The arguments are nested more than ${MAX_ARGUMENT_DEPTH} deep; a tool takes an object of plain values.`;
+
+/**
+ * Whether `value` (parsed JSON) nests arrays and objects more than `max` deep (a flat object is
+ * 1 deep). Walks it with its own stack: no recursion, linear in its size.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** A tool call's arguments text parsed: a JSON object, or the reason it is not one. */
 export function parseToolArguments(text: string): { arguments: Record<string, unknown>; error?: undefined } | { arguments?: undefined; error: string } {
   // An empty text is what some servers send for a call without arguments.
@@ -198,5 +232,6 @@ export function parseToolArguments(text: string): { arguments: Record<string, un
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { error: `The arguments must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.` };
+  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { error: TOO_DEEP };
   return { arguments: value as Record<string, unknown> };
 }

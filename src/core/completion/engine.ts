@@ -6,8 +6,10 @@ import { performance } from 'node:perf_hooks';
 import { LoomError } from '../errors.ts';
 import { untilAborted } from '../abort.ts';
 import { cutPrefix, cutSuffix } from './budget.ts';
+import { CONTEXT_SHARE, readsCrossFileContext, type CrossFileContext } from './cross-file.ts';
 import type { ProviderSet } from './providers.ts';
 import { stopRules, type StopRules } from './stop-rules.ts';
+import type { Continuation } from './suffix-overlap.ts';
 import { TypeAheadCache } from './type-ahead.ts';
 
 export interface EngineLimits {
@@ -37,7 +39,13 @@ export interface CompletionInput {
 }
 
 export interface CompletionOutput {
+  /** What to insert at the cursor: it never repeats the text after the cursor (suffix-overlap.ts). */
   completion: string;
+  /**
+   * What the model wrote past characters the line already has after the cursor (an editor's
+   * auto-closed `'` or `)`): `text` goes after the first `skip` characters of the suffix.
+   */
+  continuation?: Continuation;
   tokens: number;
   /** Server-side time from receiving the request to the answer, in whole milliseconds. */
   latencyMs: number;
@@ -56,9 +64,14 @@ export class CompletionEngine {
   private readonly typeAhead = new TypeAheadCache();
   private readonly inFlight = new Map<string, AbortController>();
 
+  /**
+   * `crossFile` (the local server's, over its code index) gives the model providers the
+   * definitions in other files of the identifiers around the cursor (cross-file.ts).
+   */
   constructor(
     readonly providers: ProviderSet,
     private readonly limits: () => EngineLimits,
+    private readonly crossFile?: CrossFileContext,
   ) {}
 
   async complete(input: CompletionInput): Promise<CompletionOutput> {
@@ -69,14 +82,21 @@ export class CompletionEngine {
       throw new LoomError(
         'bad_request',
         `The model ${provider.name} completes code but cannot follow instructions.`,
-        `Name a chat-capable model (${this.providers.chatModels().join(', ') || 'configure an openai provider'}), or send code to continue.`,
+        this.providers.explain(
+          `Name a chat-capable model (${this.providers.chatModels().join(', ') || 'set openai.baseUrl and openai.model for one'}), or send code to continue.`,
+        ),
       );
     }
     const key = `${input.caller}\u0000${input.filePath ?? ''}`;
     // Without a document to tie them to, requests are independent and none supersedes another.
     const supersedes = input.filePath !== undefined;
-    const done = (completion: string, tokens: number, flags: { cached?: boolean; superseded?: boolean } = {}): CompletionOutput => ({
-      completion,
+    const done = (
+      fitted: { completion: string; continuation?: Continuation },
+      tokens: number,
+      flags: { cached?: boolean; superseded?: boolean } = {},
+    ): CompletionOutput => ({
+      completion: fitted.completion,
+      ...(fitted.continuation && { continuation: fitted.continuation }),
       tokens,
       latencyMs: Math.round(performance.now() - started),
       model: provider.name,
@@ -88,7 +108,7 @@ export class CompletionEngine {
       const rest = this.typeAhead.lookup(key, provider.name, input.prefix, input.suffix);
       if (rest !== undefined) {
         if (supersedes) this.inFlight.get(key)?.abort(new Superseded());
-        return done(rest.completion, rest.tokens, { cached: true });
+        return done(rest, rest.tokens, { cached: true });
       }
     }
 
@@ -104,7 +124,7 @@ export class CompletionEngine {
           new LoomError(
             'model_timeout',
             `The model ${provider.name} did not finish within ${limits.timeoutMs} ms; it was stopped.`,
-            'Try again, pick a smaller model, or raise completion.timeoutMs.',
+            this.providers.explain('Try again, pick a smaller model, or raise completion.timeoutMs.'),
           ),
         ),
       limits.timeoutMs,
@@ -113,12 +133,25 @@ export class CompletionEngine {
     input.signal?.addEventListener('abort', onCallerGone, { once: true });
     try {
       const budget = provider.contextBudget ?? limits;
-      const prefix = cutPrefix(input.prefix, budget.prefixChars);
       const suffix = cutSuffix(input.suffix, budget.suffixChars);
-      const rules: StopRules = mode === 'fim' ? stopRules({ prefix, suffix }) : { multiline: true, stop: () => undefined, finish: (text) => text.trim() };
+      // The definitions from other files take at most a share of the prefix's budget, and the
+      // lines nearest the cursor the rest: the prompt is no longer than without them.
+      const context =
+        mode === 'fim' && this.crossFile && readsCrossFileContext(provider)
+          ? (
+              await this.crossFile.select(
+                { prefix: input.prefix, suffix: input.suffix, filePath: input.filePath, language: input.language },
+                Math.floor(budget.prefixChars * CONTEXT_SHARE),
+                controller.signal,
+              )
+            ).text
+          : '';
+      const prefix = cutPrefix(input.prefix, budget.prefixChars - context.length);
+      const rules: StopRules =
+        mode === 'fim' ? stopRules({ prefix, suffix }) : { multiline: true, stop: () => undefined, finish: (text) => ({ completion: text.trim() }) };
       const result = await untilAborted(
         provider.complete({
-          prefix,
+          prefix: context + prefix,
           suffix,
           language: input.language,
           filePath: input.filePath,
@@ -129,13 +162,14 @@ export class CompletionEngine {
         }),
         controller.signal,
       );
-      const completion = rules.finish(result.text);
-      const tokens = completion === result.text ? result.tokens : Math.round((result.tokens * completion.length) / Math.max(1, result.text.length));
-      if (mode === 'fim') this.typeAhead.remember(key, { model: provider.name, prefix: input.prefix, suffix: input.suffix, completion, tokens });
-      return done(completion, tokens);
+      const fitted = rules.finish(result.text);
+      const shown = fitted.completion + (fitted.continuation?.text ?? '');
+      const tokens = shown === result.text ? result.tokens : Math.round((result.tokens * shown.length) / Math.max(1, result.text.length));
+      if (mode === 'fim') this.typeAhead.remember(key, { model: provider.name, prefix: input.prefix, suffix: input.suffix, ...fitted, tokens });
+      return done(fitted, tokens);
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error;
-      if (reason instanceof Superseded) return done('', 0, { superseded: true });
+      if (reason instanceof Superseded) return done({ completion: '' }, 0, { superseded: true });
       throw reason;
     } finally {
       clearTimeout(timer);

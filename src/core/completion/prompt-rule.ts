@@ -1,5 +1,8 @@
 // How the local API's `{prompt, context}` becomes a cursor. The spec gives a prompt ("the text
 // to continue") and a context ("the file content"); the rule, in order:
+// 0. `suffix` given (beyond the spec; not with a `context` nor an instruction) — the cursor is
+//    between the prompt and the suffix: a client that knows where its cursor is says so, and a
+//    prompt that occurs again further on cannot move it.
 // 1. `mode: "instruct"` — the prompt is an instruction, the context the file it is about.
 // 2. `mode: "continue"` or `auto` with the prompt found in the context — the cursor is right
 //    after an occurrence of the prompt: the last one that ends a line (a user types at the end
@@ -9,6 +12,7 @@
 //    instruction.
 // 4. Otherwise the prompt continues the context: prefix = context + prompt, no suffix.
 import type { PromptMode } from '../../contracts/local-resources.ts';
+import { LoomError } from '../errors.ts';
 
 export interface Cursor {
   prefix: string;
@@ -16,8 +20,18 @@ export interface Cursor {
   mode: 'fim' | 'instruct';
 }
 
-export function cursorFromPrompt(input: { prompt: string; context: string; mode: PromptMode; chat: boolean }): Cursor {
+export function cursorFromPrompt(input: { prompt: string; context: string; suffix?: string; mode: PromptMode; chat: boolean }): Cursor {
   const { prompt, context } = input;
+  if (input.suffix !== undefined) {
+    if (input.mode === 'instruct' || context !== '') {
+      throw new LoomError(
+        'bad_request',
+        input.mode === 'instruct' ? 'An instruction has no cursor: `suffix` goes with code to continue.' : '`suffix` and a `context` cannot both be given.',
+        'Send the text before the cursor as `prompt` and the text after it as `suffix`, or the whole file as `context`.',
+      );
+    }
+    return { prefix: prompt, suffix: input.suffix, mode: 'fim' };
+  }
   if (input.mode === 'instruct') return { prefix: prompt, suffix: context, mode: 'instruct' };
   const end = prompt === '' ? -1 : cursorAfter(prompt, context);
   if (end !== -1) return { prefix: context.slice(0, end), suffix: context.slice(end), mode: 'fim' };

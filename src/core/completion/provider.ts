@@ -16,7 +16,12 @@ export interface ProviderCapabilities {
 }
 
 export interface ProviderRequest {
-  /** Text before the cursor, already cut to the engine's prefix budget. */
+  /**
+   * Text before the cursor, already cut to the engine's prefix budget. For the model providers
+   * (gguf, openai) of a server with a code index, it starts with the cross-file context: the
+   * definitions from other files of the identifiers near the cursor, as comments of the file's
+   * language headed by their path, within the same budget (cross-file.ts).
+   */
   prefix: string;
   /** Text after the cursor, already cut to the engine's suffix budget. */
   suffix: string;

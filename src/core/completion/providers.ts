@@ -20,10 +20,15 @@ export class ProviderSet {
   private defaultKind: ProviderKind = 'builtin';
   private readonly slots = new Map<Exclude<ProviderKind, 'builtin'>, Slot>();
 
+  /**
+   * `explain` adds to a hint where the settings it names are set on this server (the file and
+   * key, the environment variable): the server's, from the configuration it read.
+   */
   constructor(
     private readonly builtin: CompletionProvider,
     private readonly factories: ProviderFactories,
     config?: CompletionConfig,
+    readonly explain: (hint: string) => string = (hint) => hint,
   ) {
     if (config) this.configure(config);
   }
@@ -80,9 +85,10 @@ export class ProviderSet {
     const chatting = this.all()
       .filter((provider) => typeof provider.chat === 'function')
       .map((provider) => provider.name);
-    return chatting.length
-      ? `Models that can chat: ${chatting.join(', ')}.`
-      : 'Configure an openai provider (openai.baseUrl, openai.model) or a gguf chat model (gguf.model).';
+    const setUp = this.explain(
+      'Set openai.baseUrl and openai.model to an OpenAI-compatible server (Ollama: http://127.0.0.1:11434/v1 and qwen2.5-coder:7b), or run a model here: `loom models pull Qwen2.5-Coder-7B`, then set gguf.model to Qwen2.5-Coder-7B.',
+    );
+    return chatting.length ? `Models that can chat: ${chatting.join(', ')}. To add one: ${setUp}` : setUp;
   }
 
   async close(): Promise<void> {
@@ -108,7 +114,7 @@ export class ProviderSet {
       throw new LoomError(
         'model_unavailable',
         `The default completion provider is ${kind}, but it is not configured.`,
-        `Set the ${kind} settings, or completion.provider to builtin.`,
+        this.explain(`Set ${kind === 'gguf' ? 'gguf.model' : 'openai.baseUrl and openai.model'}, or completion.provider to builtin.`),
       );
     return slot.provider;
   }

@@ -10,7 +10,7 @@
 // model's answer as text; the loop reads the calls out of it with readTextToolCalls.
 import { randomBytes } from 'node:crypto';
 import type { ChatTool, ParsedToolCall, ToolCall } from './chat.ts';
-import { parseToolArguments } from './chat.ts';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan, parseToolArguments, TOO_DEEP } from './chat.ts';
 
 const OPEN = '<tool_call>';
 const CLOSE = '</tool_call>';
@@ -35,7 +35,10 @@ export function describeToolsInText(tools: readonly ChatTool[]): string {
   ].join('\n');
 }
 
-/** A call of an earlier turn, as the model would have written it. */
+/**
+ * A call of an earlier turn, as the model would have written it (arguments that do not parse,
+ * or nest too deep to be written again, as their text in a string).
+ */
 export function toolCallText(call: ToolCall): string {
   const parsed = parseToolArguments(call.argumentsText);
   const args = parsed.arguments ?? call.argumentsText;
@@ -93,6 +96,7 @@ function readCall(body: string, unterminated: boolean): ParsedToolCall {
   const call = value as Record<string, unknown>;
   if (typeof call.name !== 'string' || call.name === '') return fail('The call has no "name".');
   const args = call.arguments ?? call.parameters ?? {};
+  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) return fail(TOO_DEEP, call.name);
   // Some models write the arguments as a JSON string, as OpenAI's wire format has them.
   const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
   const parsed = parseToolArguments(argumentsText);

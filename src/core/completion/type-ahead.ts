@@ -2,6 +2,9 @@
 // without another model call. One entry per document (and caller), least recently used evicted.
 // Only the text near the cursor is compared: a change far above it does not change what the
 // suggestion was for, and comparing whole files on every keystroke would cost more than it saves.
+// The text after the cursor is the same, so what was fitted to it (suffix-overlap.ts) still
+// fits: the rest keeps its continuation.
+import type { Continuation } from './suffix-overlap.ts';
 
 const WINDOW = 512;
 
@@ -11,6 +14,7 @@ interface Shown {
   prefixTail: string;
   suffixHead: string;
   completion: string;
+  continuation?: Continuation;
   tokens: number;
 }
 
@@ -20,7 +24,7 @@ export class TypeAheadCache {
   constructor(private readonly capacity = 1000) {}
 
   /** Remembers what was suggested at a cursor. Empty completions are not worth remembering. */
-  remember(key: string, shown: { model: string; prefix: string; suffix: string; completion: string; tokens: number }): void {
+  remember(key: string, shown: { model: string; prefix: string; suffix: string; completion: string; continuation?: Continuation; tokens: number }): void {
     this.entries.delete(key);
     if (shown.completion === '') return;
     this.entries.set(key, {
@@ -29,6 +33,7 @@ export class TypeAheadCache {
       prefixTail: shown.prefix.slice(-WINDOW),
       suffixHead: shown.suffix.slice(0, WINDOW),
       completion: shown.completion,
+      ...(shown.continuation && { continuation: shown.continuation }),
       tokens: shown.tokens,
     });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
@@ -38,7 +43,7 @@ export class TypeAheadCache {
    * The rest of the remembered suggestion when the request's prefix is the remembered prefix
    * plus a start of the suggestion, with the same text after the cursor.
    */
-  lookup(key: string, model: string, prefix: string, suffix: string): { completion: string; tokens: number } | undefined {
+  lookup(key: string, model: string, prefix: string, suffix: string): { completion: string; continuation?: Continuation; tokens: number } | undefined {
     const shown = this.entries.get(key);
     if (!shown || shown.model !== model) return undefined;
     const typedLength = prefix.length - shown.prefixLength;
@@ -51,6 +56,7 @@ export class TypeAheadCache {
     this.entries.set(key, shown);
     const completion = shown.completion.slice(typedLength);
     // The provider's tokens are not kept; the rest's share of them is close enough.
-    return { completion, tokens: Math.max(1, Math.round((shown.tokens * completion.length) / shown.completion.length)) };
+    const tokens = Math.max(1, Math.round((shown.tokens * completion.length) / shown.completion.length));
+    return { completion, ...(shown.continuation && { continuation: shown.continuation }), tokens };
   }
 }

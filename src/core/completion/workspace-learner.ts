@@ -1,10 +1,13 @@
 // Keeps the builtin model in step with the workspace: trained on its files at start, then told
 // of every edit in the editor and every file change on disk. Updates are debounced per file
 // (a burst of keystrokes is one update) and training never blocks the server from answering.
+// A file on disk is learned only where the workspace's gate admits its real path: a symbolic
+// link that appears, leading out of the workspace or into Loom's own folders, teaches nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../files/read-regular.ts';
 import { FolderWatcher } from '../workspace/folder-watcher.ts';
+import type { WorkspacePaths } from '../workspace/paths.ts';
 
 export interface LearningModel {
   updateFile(filePath: string, text: string): void;
@@ -38,11 +41,17 @@ export class WorkspaceLearner {
 
   constructor(
     private readonly model: LearningModel,
-    private readonly root: string,
+    private readonly paths: WorkspacePaths,
     private readonly options: LearnerOptions,
   ) {
     this.ownsWatcher = !options.watcher;
-    this.watcher = options.watcher ?? new FolderWatcher(root, { skipsDirectory: options.skipsDirectory, maxWatchedDirectories: options.maxWatchedDirectories });
+    this.watcher =
+      options.watcher ??
+      new FolderWatcher(paths.root, {
+        skipsDirectory: options.skipsDirectory,
+        excludes: (absolute) => paths.loomFolderOf(absolute) !== undefined,
+        maxWatchedDirectories: options.maxWatchedDirectories,
+      });
   }
 
   start(): void {
@@ -79,25 +88,28 @@ export class WorkspaceLearner {
   }
 
   private onDiskChange(absolute: string): void {
-    const relative = path.relative(this.root, absolute).split(path.sep).join('/');
+    const relative = path.relative(this.paths.root, absolute).split(path.sep).join('/');
     // An open document reloads from disk itself when it has no unsaved edits, and tells us.
     if (relative.startsWith('..') || this.inEditor.has(relative)) return;
     this.later(relative, () => {
       // This runs in a timer: a throw here would end the process. A name that cannot be
       // looked at (a loop of symlinks, a name too long, no permission) is as good as gone.
+      let real: string | undefined;
       let stat: fs.Stats | undefined;
       try {
-        stat = fs.statSync(absolute, { throwIfNoEntry: false });
+        real = fs.realpathSync.native(absolute);
+        stat = fs.statSync(real, { throwIfNoEntry: false });
       } catch {
         stat = undefined;
       }
-      // A folder that appeared is the watcher's: it tells of each file the folder holds.
-      if (!stat) this.model.removeFile(relative);
+      // A folder that appeared is the watcher's: it tells of each file the folder holds. A link
+      // whose target the gate does not admit is as good as gone.
+      if (!stat || !real || !this.paths.admits(real)) this.model.removeFile(relative);
       else if (stat.isFile() && this.options.accepts(relative, stat.size)) {
         try {
           // Never a FIFO swapped in since the stat (reading one would block the server); a file
           // that grew since is read on the event its growth sends.
-          this.model.updateFile(relative, readRegularFile(absolute, relative, stat.size).text);
+          this.model.updateFile(relative, readRegularFile(real, relative, stat.size).text);
         } catch {
           // Deleted, unreadable or no longer a regular file between stat and read: the next event says which.
         }

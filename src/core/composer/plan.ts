@@ -3,6 +3,7 @@
 // gives a plan (its text as the summary, its list items as the steps).
 import type { ChatProvider, ChatResult } from '../completion/chat.ts';
 import type { WalkedFile } from '../agents/scope/walk.ts';
+import { trimText } from '../agents/types.ts';
 import type { ComposerPlan } from './types.ts';
 
 const LISTED_FILES = 200;
@@ -54,6 +55,13 @@ export async function askForPlan(
   return { plan: readPlan(result.text), result };
 }
 
+/**
+ * What a plan holds at most, whatever the model sends (a server may ignore max_tokens and send
+ * megabytes): the plan is stored, answered and sent as one event, which Loom's own client reads
+ * up to 16 MiB.
+ */
+const PLAN_LIMITS = { summaryChars: 4000, steps: 200, stepChars: 1000, files: 200, fileChars: 1024 };
+
 /** The plan in a model's answer: its JSON object when it wrote one, else its text and list items. */
 export function readPlan(text: string): ComposerPlan {
   const start = text.indexOf('{');
@@ -61,9 +69,9 @@ export function readPlan(text: string): ComposerPlan {
   if (start !== -1 && end > start) {
     try {
       const parsed = JSON.parse(text.slice(start, end + 1)) as Record<string, unknown>;
-      const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string').slice(0, 200) : []);
+      const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
       if (typeof parsed === 'object' && parsed !== null && (Array.isArray(parsed.steps) || typeof parsed.summary === 'string')) {
-        return { summary: typeof parsed.summary === 'string' ? parsed.summary : '', steps: strings(parsed.steps), files: strings(parsed.files) };
+        return bounded({ summary: typeof parsed.summary === 'string' ? parsed.summary : '', steps: strings(parsed.steps), files: strings(parsed.files) });
       }
     } catch {
       // not JSON after all: read it as text
@@ -73,5 +81,14 @@ export function readPlan(text: string): ComposerPlan {
     .split('\n')
     .map((line) => /^\s*(?:[-*]|\d+[.)])\s+(.*)$/.exec(line)?.[1]?.trim())
     .filter((step): step is string => Boolean(step));
-  return { summary: text.trim().slice(0, 4000), steps: steps.slice(0, 200), files: [] };
+  return bounded({ summary: text.trim(), steps, files: [] });
+}
+
+/** A plan within PLAN_LIMITS: long texts cut saying so, a file path too long for one left out. */
+function bounded(plan: ComposerPlan): ComposerPlan {
+  return {
+    summary: trimText(plan.summary, PLAN_LIMITS.summaryChars),
+    steps: plan.steps.slice(0, PLAN_LIMITS.steps).map((step) => trimText(step, PLAN_LIMITS.stepChars)),
+    files: plan.files.filter((file) => file.length <= PLAN_LIMITS.fileChars).slice(0, PLAN_LIMITS.files),
+  };
 }

@@ -27,6 +27,8 @@ export interface ComposerProgress {
 export interface ComposerSessionRepository {
   create(record: ComposerSessionRecord): Promise<void>;
   get(id: string): Promise<ComposerSessionRecord | undefined>;
+  /** The user's sessions, newest first, at most `limit`. */
+  listByUser(userId: string, limit: number): Promise<ComposerSessionRecord[]>;
   /** The user's sessions waiting and running. */
   countActive(userId: string): Promise<{ queued: number; running: number }>;
   /**

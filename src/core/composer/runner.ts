@@ -19,12 +19,18 @@ import { firstMessage, shownContents, systemPrompt } from '../agents/loop/prompt
 import { runLoop, TaskStop, TURN_MAX_TOKENS, type LoopEnd } from '../agents/loop/run-loop.ts';
 import { GlobSet } from '../agents/scope/glob.ts';
 import { walkFiles, withSizes, type WalkedFile } from '../agents/scope/walk.ts';
+import { publicError } from '../agents/public-error.ts';
+import { EditChecks } from '../agents/intel/edit-checks.ts';
+import type { AgentIntel } from '../agents/intel/intel.ts';
+import { describeContext, taskContext } from '../agents/intel/task-context.ts';
 import { Toolbox } from '../agents/tools/index.ts';
 import { statusOf, trimText, type AgentBudgets, type EndReason } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import type { ChatProvider } from '../completion/chat.ts';
-import { WorkspacePaths } from '../workspace/paths.ts';
-import { WorkspaceClones, type Worktree } from './clones.ts';
+import { registerPrivateFolder } from '../files/private-folders.ts';
+import type { ChatMessage, ChatProvider } from '../completion/chat.ts';
+import type { CodeIntel } from '../code/service.ts';
+import { WorkspacePaths, type LoomFolder } from '../workspace/paths.ts';
+import type { WorkspaceClones, Worktree } from './clones.ts';
 import { askForPlan, planMessages } from './plan.ts';
 import type { Claim, ComposerProgress, ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
 import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorkspace } from './types.ts';
@@ -33,8 +39,26 @@ import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorks
 const SCOPE_FILES = 10_000;
 /** Characters of a step's text an event carries. */
 const EVENT_TEXT_CHARS = 500;
+/** The cache key of sessions on attachments (a workspace's sessions use its name). */
+const ATTACHMENTS_CACHE = '(attachments)';
 /** What a session's second or later attempt clears before it starts: an attempt's result is its own. */
 const STARTED_OVER: ComposerProgress = { plan: null, edits: [], branch: null, commit: null, error: null, summary: null, steps: 0, tokens: 0 };
+
+/** A session copy's code index, open while the session runs. */
+export interface SessionCodeIndex {
+  index: CodeIntel;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the code index of a session's copy at `folder`. `cacheKey` names what sessions share a
+ * cache (the workspace's name; one key for every session on attachments): the index keys parsed
+ * content by its hash, so a session finds what an earlier one of the same workspace parsed.
+ */
+export type OpenSessionCodeIndex = (cacheKey: string, folder: string) => SessionCodeIndex;
+
+/** How long a session waits for its copy's first index build before its model starts (the build goes on meanwhile). */
+const INDEX_WAIT_MS = 30_000;
 
 export interface ComposerRunnerOptions {
   sessions: ComposerSessionRepository;
@@ -43,6 +67,8 @@ export interface ComposerRunnerOptions {
   providers: { selectChat(model?: string): ChatProvider & { name: string } };
   /** Where scratch copies (`scratch/`), clones and worktrees live: under the data dir. */
   folder: string;
+  /** Loom's own folders, protected in a session's copy should one lie inside it (config/folders.ts). */
+  loomFolders?: readonly LoomFolder[];
   /** This runner's name in claims; random by default. */
   runnerId?: string;
   /** How long a claim holds without a heartbeat; 60 s by default. */
@@ -52,7 +78,30 @@ export interface ComposerRunnerOptions {
   /** Sessions one user may have running; a session beyond stays queued until one ends. */
   maxRunningPerUser?: () => number;
   clock?: Clock;
-  gitPath?: string;
+  /** The clones of registered workspaces and the sessions' worktrees (git: src/adapters/git/clones.ts, given by compose). */
+  clones: WorkspaceClones;
+  /**
+   * Indexes each session's copy with the code index, so that the agents' code tools work there;
+   * without it a session has the file tools only.
+   */
+  codeIndex?: OpenSessionCodeIndex;
+  /** How long a session waits for its copy's first index build; 30 s by default. */
+  indexWaitMs?: number;
+  /**
+   * What a session may know of the code of its scratch copy (over its code index, when
+   * `codeIndex` gave one), made when its edit mode starts and closed when it ends; undefined (or
+   * no function) when there is none: the first turn then lists the files, and the code tools are
+   * not offered.
+   */
+  codeIntel?(copy: { sessionId: string; folder: string; signal: AbortSignal; index?: CodeIntel }): Promise<ScratchIntel | undefined>;
+  /** Tokens of the first turn's repository map and of the rules files (agents.mapTokens, agents.rulesTokens). */
+  contextTokens?: { map?: number; rules?: number };
+}
+
+/** A scratch copy's code intelligence, closed when the session's work on it ends. */
+export interface ScratchIntel {
+  intel: AgentIntel;
+  close(): Promise<void>;
 }
 
 /** Why a run stopped from outside, beyond a TaskStop's reasons. */
@@ -89,7 +138,8 @@ export class ComposerRunner {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.min(2_000, Math.floor(this.leaseMs / 3));
     this.clock = options.clock ?? systemClock;
-    this.clones = new WorkspaceClones({ folder: options.folder, ...(options.gitPath ? { gitPath: options.gitPath } : {}) });
+    this.clones = options.clones;
+    registerPrivateFolder(options.folder, '<composer folder>');
   }
 
   /**
@@ -170,13 +220,18 @@ export class ComposerRunner {
     let workspace: ComposerWorkspace | undefined;
     let tree: Worktree | undefined;
     let scratch: string | undefined;
+    let code: SessionCodeIndex | undefined;
+    // A session's error is public: its files are named as in the session (relative to its copy),
+    // the server's folders not at all, and it is short.
+    const end = (status: Exclude<ComposerStatus, 'queued' | 'running'>, error: string | null, summary?: string) =>
+      this.end(write, status, error === null ? null : publicError(error, scratch ? [{ folder: scratch, shownAs: '' }] : []), summary);
     try {
       // Taken over after the branch was pushed, or after the plan was written (with its event,
       // in one transaction): the work is done, only its end was not written.
-      if (record.pushed && record.edits) return await this.end(write, 'completed', null);
-      if (record.mode === 'plan' && record.plan) return await this.end(write, 'completed', null);
+      if (record.pushed && record.edits) return await end('completed', null);
+      if (record.mode === 'plan' && record.plan) return await end('completed', null);
       // Cancelled while its runner was gone: end it without starting again.
-      if (record.cancelRequested) return await this.end(write, 'cancelled', null);
+      if (record.cancelRequested) return await end('cancelled', null);
       if (held.controller.signal.aborted) throw held.controller.signal.reason;
       const provider = this.options.providers.selectChat();
       // A takeover starts over from a fresh copy: what an earlier attempt recorded is not this one's result.
@@ -184,15 +239,16 @@ export class ComposerRunner {
       await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
       if (record.workspace !== null) {
         workspace = await this.options.workspaces.get(record.workspace);
-        if (!workspace) return await this.end(write, 'failed', `The workspace ${record.workspace} is no longer registered.`);
+        if (!workspace) return await end('failed', `The workspace ${record.workspace} is no longer registered.`);
         tree = await this.clones.checkout(workspace, `loom/composer/${record.id}`, held.controller.signal);
         scratch = tree.path;
       } else {
         scratch = this.attachmentsCopy(record);
       }
-      const files = new FolderFiles(new WorkspacePaths(scratch));
+      const files = new FolderFiles(this.workspacePaths(scratch));
+      code = await this.indexCopy(record, scratch, held.controller.signal);
       const scope = new GlobSet(record.files);
-      const inScope = await filesInScope(files.root, scope);
+      const inScope = await filesInScope(files.paths, scope);
       if (record.mode === 'plan') {
         const { plan, result } = await askForPlan(
           provider,
@@ -205,11 +261,11 @@ export class ComposerRunner {
           { plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) },
           { type: 'plan', data: { plan } },
         );
-        return await this.end(write, 'completed', null);
+        return await end('completed', null);
       }
-      const end = await this.edit(record, held, provider, files, scope, inScope, write, event);
-      if (end.reason === 'interrupted' || held.lost) throw held.controller.signal.reason ?? new TaskStop('interrupted');
-      const status = statusOf(end.reason);
+      const loopEnd = await this.edit(record, held, provider, files, scope, inScope, write, event, code?.index);
+      if (loopEnd.reason === 'interrupted' || held.lost) throw held.controller.signal.reason ?? new TaskStop('interrupted');
+      const status = statusOf(loopEnd.reason);
       if (status === 'completed' && workspace && tree) {
         const commit = await this.clones.commit(workspace, tree, `Loom composer: ${record.prompt.split('\n')[0]!.slice(0, 72)}\n\nSession ${record.id}`);
         await write({ branch: tree.branch, ...(commit ? { commit } : {}) });
@@ -219,7 +275,7 @@ export class ComposerRunner {
           await event('push', { branch: tree.branch, commit });
         }
       }
-      await this.end(write, status, end.error ?? (status === 'failed' ? stoppedBecause(end.reason, record.budgets) : null), end.summary);
+      await end(status, loopEnd.error ?? (status === 'failed' ? stoppedBecause(loopEnd.reason, record.budgets) : null), loopEnd.summary);
     } catch (error) {
       const reason = held.controller.signal.reason ?? error;
       if (held.lost || reason instanceof ClaimLost) return; // another runner has it now
@@ -229,11 +285,12 @@ export class ComposerRunner {
         return;
       }
       if (reason instanceof TaskStop && reason.reason === 'cancelled') {
-        await this.end(write, 'cancelled', null).catch(() => {});
+        await end('cancelled', null).catch(() => {});
         return;
       }
-      await this.end(write, 'failed', error instanceof Error ? error.message : String(error)).catch(() => {});
+      await end('failed', error instanceof Error ? error.message : String(error)).catch(() => {});
     } finally {
+      await code?.close().catch(() => {});
       if (tree && workspace) await this.clones.release(workspace, tree).catch(() => {});
       else if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
     }
@@ -249,11 +306,9 @@ export class ComposerRunner {
     inScope: readonly WalkedFile[],
     write: (progress: ComposerProgress) => Promise<void>,
     event: (type: string, data: Record<string, unknown>) => Promise<void>,
+    code: CodeIntel | undefined,
   ): Promise<LoopEnd> {
     const changes = new ChangeLog();
-    let steps = 0;
-    let tokens = 0;
-    let summary: string | null = null;
     const taskFiles = new TaskFiles({
       taskId: record.id,
       files,
@@ -261,22 +316,80 @@ export class ComposerRunner {
       locks: new FileLocks(),
       changes,
       onChange: async (change) => {
+        // The index follows the copy before the model's next turn: the code tools see the session's own edits.
+        if (code)
+          await (
+            'gone' in change ? code.refresh() : code.update([change.path, ...(change.origin !== null && change.origin !== change.path ? [change.origin] : [])])
+          ).catch(() => {});
         const edits = changes.all().flatMap(toEdits);
         await write({ edits });
         if (!('gone' in change)) await event('edit', { file: change.path, action: edits.find((edit) => edit.file === change.path)?.action ?? 'modified' });
       },
     });
-    const toolbox = new Toolbox();
-    const shown = shownContents(taskFiles, inScope);
+    const scratch = await this.options
+      .codeIntel?.({ sessionId: record.id, folder: files.root, signal: held.controller.signal, ...(code ? { index: code } : {}) })
+      .catch(() => undefined);
+    try {
+      const intel = scratch?.intel;
+      const toolbox = new Toolbox(undefined, intel);
+      const shown = shownContents(taskFiles, inScope);
+      const context = await taskContext({
+        files,
+        intel,
+        task: record.prompt,
+        inScope,
+        mapTokens: this.options.contextTokens?.map,
+        rulesTokens: this.options.contextTokens?.rules,
+      });
+      if (context.step.rules.length || context.step.map)
+        await event('step', { turn: 1, kind: 'notice', text: trimText(describeContext(context.step), EVENT_TEXT_CHARS), context: context.step });
+      const checks = intel?.languages
+        ? new EditChecks({ languages: intel.languages, index: intel.index, exists: (path) => safeRead(files, path) !== null, waitMs: intel.languages.waitMs })
+        : undefined;
+      return await this.loop(
+        record,
+        held,
+        provider,
+        toolbox,
+        taskFiles,
+        files,
+        checks,
+        intel,
+        [
+          { role: 'system', content: systemPrompt({ globs: record.files, budgets: record.budgets, tools: toolbox.names(), rules: context.rules.text }) },
+          { role: 'user', content: firstMessage(record.prompt, record.files, inScope, shown, context.map?.text) },
+        ],
+        write,
+        event,
+      );
+    } finally {
+      await scratch?.close().catch(() => {});
+    }
+  }
+
+  /** The agent loop of a session's edit mode, its steps written as progress and events. */
+  private loop(
+    record: ComposerSessionRecord,
+    held: Held,
+    provider: ChatProvider,
+    toolbox: Toolbox,
+    taskFiles: TaskFiles,
+    files: FolderFiles,
+    checks: EditChecks | undefined,
+    intel: AgentIntel | undefined,
+    messages: ChatMessage[],
+    write: (progress: ComposerProgress) => Promise<void>,
+    event: (type: string, data: Record<string, unknown>) => Promise<void>,
+  ): Promise<LoopEnd> {
+    let steps = 0;
+    let tokens = 0;
+    let summary: string | null = null;
     return runLoop({
       provider,
       conversation: record.id,
       toolbox,
-      context: { files: taskFiles, workspace: files },
-      messages: [
-        { role: 'system', content: systemPrompt({ globs: record.files, budgets: record.budgets, tools: toolbox.names() }) },
-        { role: 'user', content: firstMessage(record.prompt, record.files, inScope, shown) },
-      ],
+      context: { files: taskFiles, workspace: files, ...(intel ? { intel } : {}), ...(checks ? { checks } : {}) },
+      messages,
       budgets: record.budgets,
       clock: this.clock,
       startedAt: this.clock.now(),
@@ -293,9 +406,33 @@ export class ComposerRunner {
           kind: step.kind,
           ...(step.tool !== undefined ? { tool: step.tool, ok: step.ok } : {}),
           text: trimText(step.text, EVENT_TEXT_CHARS),
+          ...(step.diagnostics ? { diagnostics: step.diagnostics } : {}),
         });
       },
     });
+  }
+
+  /**
+   * Opens the code index of the session's copy and waits for its first build, at most
+   * `indexWaitMs` (a large copy goes on building while the model works; the code tools answer
+   * from what is indexed so far). A failure to index leaves the session with the file tools.
+   */
+  private async indexCopy(record: ComposerSessionRecord, folder: string, signal: AbortSignal): Promise<SessionCodeIndex | undefined> {
+    if (!this.options.codeIndex) return undefined;
+    let code: SessionCodeIndex;
+    try {
+      code = this.options.codeIndex(record.workspace ?? ATTACHMENTS_CACHE, folder);
+    } catch {
+      return undefined;
+    }
+    const built = code.index.refresh({ signal }).then(
+      () => undefined,
+      () => undefined,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([built, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.indexWaitMs ?? INDEX_WAIT_MS)))]);
+    clearTimeout(timer);
+    return code;
   }
 
   /** Writes the session's end and its last event. */
@@ -316,7 +453,9 @@ export class ComposerRunner {
     const folder = path.join(this.options.folder, 'scratch', record.id);
     fs.rmSync(folder, { recursive: true, force: true });
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const files = new FolderFiles(new WorkspacePaths(folder));
+    // The composer folder exists now: its real path is hidden too (macOS's /var is /private/var).
+    registerPrivateFolder(this.options.folder, '<composer folder>');
+    const files = new FolderFiles(this.workspacePaths(folder));
     for (const attachment of record.attachments) {
       // Through the gate: an attachment can never land outside the folder or in .git.
       const target = path.join(files.root, files.key(attachment.path));
@@ -324,6 +463,11 @@ export class ComposerRunner {
       fs.writeFileSync(target, attachment.content, { mode: 0o600 });
     }
     return folder;
+  }
+
+  /** A session's copy behind the workspace's gate: its files, its links and its walks are confined to it. */
+  private workspacePaths(folder: string): WorkspacePaths {
+    return new WorkspacePaths(folder, { loomFolders: this.options.loomFolders ?? [] });
   }
 
   private now(): string {
@@ -363,13 +507,13 @@ function toEdits(entry: ChangeEntry): ComposerEdit[] {
   }));
 }
 
-async function filesInScope(root: string, scope: GlobSet): Promise<WalkedFile[]> {
+async function filesInScope(workspace: WorkspacePaths, scope: GlobSet): Promise<WalkedFile[]> {
   const found = new Set<string>();
   for (const base of scope.bases()) {
-    const { files } = await walkFiles(root, base, (file) => scope.matches(file), { limit: SCOPE_FILES });
+    const { files } = await walkFiles(workspace, base, (file) => scope.matches(file), { limit: SCOPE_FILES });
     for (const file of files) found.add(file);
   }
-  return withSizes(root, [...found].sort());
+  return withSizes(workspace, [...found].sort());
 }
 
 function safeRead(files: FolderFiles, file: string): string | null {

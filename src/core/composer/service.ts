@@ -2,13 +2,13 @@
 // user, written to the store, then enqueued), read it, cancel it, and follow its events. A
 // session is its owner's alone: anyone else is told it does not exist.
 import { randomUUID } from 'node:crypto';
-import { MAX_ATTACHMENT_CHARS } from '../../contracts/composer.ts';
 import { compileGlob } from '../agents/scope/glob.ts';
 import type { AgentBudgets } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { LoomError } from '../errors.ts';
 import type { Job } from '../jobs/queue.ts';
-import { protectedName } from '../workspace/protected.ts';
+import { checkAttachments } from './attachments.ts';
+import { withDefaultWorkspace, type DefaultWorkspace } from './default-workspace.ts';
 import type { ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
 import { ENDED_STATUSES, queuedSession, type ComposerAttachment, type ComposerEvent, type ComposerMode, type ComposerSessionRecord } from './types.ts';
 
@@ -37,6 +37,11 @@ export interface CreateSessionRequest {
 export interface ComposerServiceOptions {
   sessions: ComposerSessionRepository;
   workspaces: ComposerWorkspaceRepository;
+  /**
+   * The workspace a request that names none and sends no attachments gets (`loom up`: the
+   * desktop app's folder). Without it, the only registered workspace when there is exactly one.
+   */
+  defaultWorkspace?: DefaultWorkspace;
   /** Where new sessions go; called after the session's row is written. */
   queue: { enqueue(job: Job): Promise<void> };
   limits: () => { maxQueuedPerUser: number; maxRunningPerUser: number };
@@ -64,9 +69,11 @@ export interface ComposerServiceOptions {
  */
 export class ComposerService {
   private readonly clock: Clock;
+  private readonly workspaces: ComposerWorkspaceRepository;
 
   constructor(private readonly options: ComposerServiceOptions) {
     this.clock = options.clock ?? systemClock;
+    this.workspaces = options.defaultWorkspace ? withDefaultWorkspace(options.workspaces, options.defaultWorkspace.workspace) : options.workspaces;
   }
 
   /** A session that cannot start is refused now, rather than accepted to fail (the server's fault: 503). */
@@ -82,7 +89,8 @@ export class ComposerService {
   /**
    * Checks the request, writes the session (queued) and enqueues it. Throws LoomError
    * validation_error (bad globs or paths, an unknown workspace, neither a workspace nor
-   * attachments when the server has not exactly one workspace), model_unavailable (no model here
+   * attachments when the server has no default workspace and not exactly one registered, a
+   * default workspace that is not a repository with a commit), model_unavailable (no model here
    * can chat, where this process runs sessions) or ComposerLimitError.
    */
   async create(userId: string, request: CreateSessionRequest): Promise<{ sessionId: string; status: 'queued' | 'running'; workspace: string | null }> {
@@ -122,6 +130,11 @@ export class ComposerService {
     return record;
   }
 
+  /** The user's sessions, newest first, at most `limit` (the desktop app's window lists its own). */
+  list(userId: string, limit: number): Promise<ComposerSessionRecord[]> {
+    return this.options.sessions.listByUser(userId, limit);
+  }
+
   /**
    * Cancels the session: a queued one ends `cancelled` at once; a running one stops within a
    * heartbeat (at once when it runs in this process) and ends `cancelled` with the edits it
@@ -132,6 +145,12 @@ export class ComposerService {
     const asked = await this.options.sessions.requestCancel(sessionId, new Date(this.clock.now()).toISOString());
     if (asked && !asked.cancelled && asked.record.status === 'running') this.options.cancelHere?.(sessionId);
     return this.get(userId, sessionId);
+  }
+
+  /** The session's events after `after`, at most `limit`, without waiting for more. Checks ownership. */
+  async events(userId: string, sessionId: string, after: number, limit: number): Promise<ComposerEvent[]> {
+    await this.get(userId, sessionId);
+    return this.options.sessions.events(sessionId, after, limit);
   }
 
   /**
@@ -165,7 +184,11 @@ export class ComposerService {
   private async pickWorkspace(name: string | undefined, hasAttachments: boolean): Promise<string | null> {
     if (name !== undefined) {
       if (hasAttachments) throw new LoomError('validation_error', 'Send a workspace or attachments, not both.');
-      if (!(await this.options.workspaces.get(name))) {
+      if (name === this.options.defaultWorkspace?.workspace.name) {
+        await this.options.defaultWorkspace.check();
+        return name;
+      }
+      if (!(await this.workspaces.get(name))) {
         throw new LoomError(
           'validation_error',
           `There is no workspace ${JSON.stringify(name)} on this server.`,
@@ -175,37 +198,23 @@ export class ComposerService {
       return name;
     }
     if (hasAttachments) return null;
-    const registered = await this.options.workspaces.list();
+    const fallback = this.options.defaultWorkspace;
+    if (fallback) {
+      await fallback.check();
+      return fallback.workspace.name;
+    }
+    const registered = await this.workspaces.list();
     if (registered.length === 1) return registered[0]!.name;
     throw new LoomError(
       'validation_error',
       registered.length === 0
         ? 'A session needs files to work on: send attachments ([{path, content}]); this server has no workspace registered.'
         : `A session needs files to work on: name a workspace (${registered.map((w) => w.name).join(', ')}) or send attachments.`,
+      registered.length === 0
+        ? 'The operator registers a git repository: loom admin workspaces add NAME --repo URL_OR_PATH. Under loom up (npm start) the workspace folder is the default.'
+        : undefined,
     );
   }
-}
-
-/** Attachments with checked paths (relative, no `..`, never in .git or .loom, each once) and a total size cap. */
-function checkAttachments(attachments: ComposerAttachment[]): ComposerAttachment[] {
-  let total = 0;
-  const seen = new Set<string>();
-  return attachments.map(({ path, content }, index) => {
-    const where = `attachments[${index}].path`;
-    const normalized = path.trim().replace(/^\.\//, '');
-    if (normalized === '' || normalized.startsWith('/') || /^[A-Za-z]:/.test(normalized) || normalized.includes('\\') || /[\u0000-\u001f]/.test(normalized)) {
-      throw new LoomError('validation_error', `${where} must be a relative path with / between folders.`);
-    }
-    const segments = normalized.split('/');
-    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
-      throw new LoomError('validation_error', `${where} must not contain "..", "." or empty folder names.`);
-    if (segments.some((segment) => protectedName(segment))) throw new LoomError('validation_error', `${where} is in a protected folder (.git, .loom).`);
-    if (seen.has(normalized)) throw new LoomError('validation_error', `${where} repeats ${normalized}.`);
-    seen.add(normalized);
-    total += content.length;
-    if (total > MAX_ATTACHMENT_CHARS) throw new LoomError('validation_error', `The attachments hold more than ${MAX_ATTACHMENT_CHARS} characters.`);
-    return { path: normalized, content };
-  });
 }
 
 function waitFor(ms: number, signal: AbortSignal): Promise<void> {

@@ -7,21 +7,42 @@ export const EVENT_TYPES = [
   'file:open',
   'file:change',
   'file:save',
+  'file:create',
+  'file:rename',
+  'file:delete',
   'disk:change',
+  'diagnostics:change',
   'ai:complete',
   'agent:start',
+  'agent:message',
   'agent:step',
+  'agent:approval',
   'agent:complete',
   'git:commit',
+  'git:progress',
   'notification',
+  'index:progress',
+  'composer:status',
+  'composer:progress',
+  'composer:apply',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /**
  * Events for the live stream only, never for webhooks: `file:change` comes with every edit
  * (a keystroke of the window) and carries the code itself, which no webhook should receive;
- * `disk:change` comes with every burst of writes another program makes (a build, a checkout).
+ * `disk:change` comes with every burst of writes another program makes (a build, a checkout);
+ * `diagnostics:change` with every report of a language server (each edit), quoting the code;
+ * `index:progress` several times a second while the code index builds; `git:progress` the
+ * same while a push or a pull runs; `composer:progress` with each step of a composer session.
  */
-export const LIVE_ONLY_EVENTS = ['file:change', 'disk:change'] as const satisfies readonly (typeof EVENT_TYPES)[number][];
+export const LIVE_ONLY_EVENTS = [
+  'file:change',
+  'disk:change',
+  'diagnostics:change',
+  'index:progress',
+  'git:progress',
+  'composer:progress',
+] as const satisfies readonly (typeof EVENT_TYPES)[number][];
 /** The events a webhook may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = EVENT_TYPES.filter((type) => !(LIVE_ONLY_EVENTS as readonly string[]).includes(type));
 

@@ -58,6 +58,29 @@ export async function readRegularBytes(absolute: string, maxBytes: number): Prom
   }
 }
 
+/**
+ * readRegularBytes without the thread pool: for small files read by the thousand (the code
+ * index), where four round trips to libuv's threads per file cost more than the read. Reads at
+ * most the size fstat gave (a file growing meanwhile is read as it was).
+ */
+export function readRegularBytesSync(absolute: string, maxBytes: number): Buffer | undefined {
+  const fd = fs.openSync(absolute, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    const bytes = Buffer.allocUnsafeSlow(stat.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const read = fs.readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return filled === bytes.length ? bytes : bytes.subarray(0, filled);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function tooLarge(subject: string, maxBytes: number): LoomError {
   return new LoomError('payload_too_large', `${subject} is larger than ${maxBytes} bytes.`);
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MAX_COMMIT_FILES, MAX_COMMIT_MESSAGE_LENGTH } from '../../contracts/local-resources.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
-import { isInside, realpathLoose } from '../workspace/paths.ts';
+import { isInside, realpathLoose, type LoomFolder } from '../workspace/paths.ts';
 import { protectedName } from '../workspace/protected.ts';
 
 export const MAX_MESSAGE_LENGTH = MAX_COMMIT_MESSAGE_LENGTH;
@@ -64,11 +64,12 @@ export function checkMessage(message: unknown): string {
 }
 
 /**
- * Checks the `files` of a commit: each must resolve (symlinks followed) inside the workspace
- * and not inside a `.git` folder. Returns them relative to the workspace root, forward
- * slashes, `.` for the root itself, without duplicates.
+ * Checks the `files` of a commit: each must resolve (symlinks followed) inside the workspace,
+ * not inside a `.git` folder (forbidden_path) and not inside one of Loom's own folders
+ * (`loomFolders`, real paths: protected_path). Returns them relative to the workspace root,
+ * forward slashes, `.` for the root itself, without duplicates.
  */
-export async function resolveWorkspacePaths(realRoot: string, files: unknown): Promise<string[]> {
+export async function resolveWorkspacePaths(realRoot: string, files: unknown, loomFolders: readonly LoomFolder[] = []): Promise<string[]> {
   if (!Array.isArray(files)) throw new LoomError('validation_error', 'files must be an array of paths.');
   if (files.length === 0) throw new LoomError('validation_error', 'files must name at least one path; omit it to commit every change.');
   if (files.length > MAX_FILES) throw new LoomError('validation_error', `files may name at most ${MAX_FILES} paths.`);
@@ -93,9 +94,22 @@ export async function resolveWorkspacePaths(realRoot: string, files: unknown): P
     if (rel.split('/').some((part) => protectedName(part) === '.git')) {
       throw new LoomError('forbidden_path', `${file} is inside a .git folder.`);
     }
+    // Loom's own files (settings.json with the API token, the store) are never committed, by any path.
+    const loom = loomFolders.find((folder) => [named, real].some((candidate) => isInside(folder.path.toLowerCase(), candidate.toLowerCase())));
+    if (loom) throw new LoomError('protected_path', `${file} is in ${loom.what}; Loom never commits its own files.`);
     out.add(rel === '' ? '.' : rel);
   }
   return [...out];
+}
+
+/**
+ * Pathspecs that leave Loom's own folders inside the workspace out of what a git command
+ * lists or stages (letters compared without case, as the write gate compares them).
+ */
+export function loomExcludes(realRoot: string, loomFolders: readonly LoomFolder[]): string[] {
+  return loomFolders
+    .filter((folder) => folder.path !== realRoot && isInside(realRoot, folder.path))
+    .map((folder) => `:(exclude,literal,icase)${path.relative(realRoot, folder.path).split(path.sep).join('/')}`);
 }
 
 /** A path as a pathspec that git takes literally (no glob, no `:(magic)`). */

@@ -61,22 +61,51 @@ export function redirectUriMatches(registered: readonly string[], candidate: str
   });
 }
 
-/** Registered redirect URIs: https, loopback http, or a private-use scheme of a native app. No fragments. */
+/**
+ * Why `uri` is not a URL as it is written, or undefined. A URL parser forgives what a redirect
+ * URI must not carry: it drops tabs and newlines anywhere, spaces and control characters around
+ * it, and reads `https:/x` as `https://x/`. A registered URI is compared as text with the one
+ * each authorization request sends (RFC 6749 §3.1.2.3, RFC 8252 §8.4), so it is taken only as
+ * its parse writes it: no control character, no whitespace around it, and the same text as its
+ * serialization (`https://x/` written `https://x` aside), which also means an authority
+ * (`//host`) for https and http, a lower-case scheme and host, and no fragment.
+ */
+function notAsWritten(uri: string): string | undefined {
+  const shown = JSON.stringify(uri.length > 100 ? `${uri.slice(0, 100)}…` : uri);
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(uri)) return `${shown} contains control characters`;
+  if (uri !== uri.trim()) return `${shown} has whitespace around it`;
+  const url = uri.length <= MAX_URI_LENGTH ? parse(uri) : undefined;
+  if (!url) return `${shown} is not a URL`;
+  if (url.hash || uri.includes('#')) return `${shown} has a fragment`;
+  const rootWithoutSlash = url.pathname === '/' && !url.search && `${uri}/` === url.href;
+  if (url.href !== uri && !rootWithoutSlash) return `${shown} is not written as a URL is: write ${JSON.stringify(url.href)}`;
+  return undefined;
+}
+
+/** Registered redirect URIs: https, loopback http, or a private-use scheme of a native app, each as written (notAsWritten). No fragments. */
 export function checkRedirectUri(uri: string): string | undefined {
-  const url = parse(uri);
-  if (!url) return `${uri} is not a URL`;
-  if (url.hash) return `${uri} has a fragment`;
+  const malformed = notAsWritten(uri);
+  if (malformed) return malformed;
+  const url = parse(uri)!;
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') return isLoopbackHttp(url) ? undefined : `${uri}: http is allowed only for 127.0.0.1 and [::1]`;
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined; // com.example.app:/callback
   return `${uri}: use https, loopback http, or a reverse-domain private-use scheme`;
 }
 
-/** Redirect URIs of a self-registered client: https, or http on 127.0.0.1, [::1] or localhost. No fragments, no user info. */
-export function checkDynamicRedirectUri(uri: string): string | undefined {
-  const url = uri.length <= MAX_URI_LENGTH ? parse(uri) : undefined;
-  if (!url) return `${uri.slice(0, 100)} is not a URL`;
-  if (url.hash || uri.endsWith('#')) return `${uri} has a fragment`;
+/**
+ * Redirect URIs of a self-registered client: https, or http on 127.0.0.1, [::1] or localhost,
+ * as written (notAsWritten). No fragments, no user info. `malformed` says whether the problem
+ * is the text itself rather than a kind of URI Loom does not take for such clients.
+ */
+export function checkDynamicRedirectUri(uri: string): { problem: string; malformed: boolean } | undefined {
+  const malformed = notAsWritten(uri);
+  if (malformed) return { problem: malformed, malformed: true };
+  const problem = dynamicRedirectProblem(parse(uri)!, uri);
+  return problem === undefined ? undefined : { problem, malformed: false };
+}
+
+function dynamicRedirectProblem(url: URL, uri: string): string | undefined {
   if (url.username || url.password) return `${uri} carries user info`;
   if (url.protocol === 'https:' || isLoopbackHttp(url, { localhost: true })) return undefined;
   return `${uri}: a client that registers itself may use https, or http on 127.0.0.1, [::1] or localhost`;
@@ -174,7 +203,9 @@ export class ClientRegistry {
    * authorization-code scope; the user consents to each authorization it asks for. Redirect
    * URIs Loom does not take for such clients (private-use schemes, http elsewhere than
    * loopback) are left out of the registration, as §3.2.1 allows: a client that lists several
-   * (Cursor lists three) keeps those that qualify. None left is `invalid_redirect_uri`.
+   * (Cursor lists three) keeps those that qualify. None left is `invalid_redirect_uri`, and so
+   * is any URI that is not a URL as written (control characters, whitespace around it,
+   * `https:/x`): a client that sends one is broken, and nothing is registered.
    *
    * @example
    * await clients.registerDynamic({ redirect_uris: ['http://127.0.0.1:33418/callback'], client_name: 'VS Code' });
@@ -187,8 +218,11 @@ export class ClientRegistry {
     }
     if (uris.length > MAX_REDIRECT_URIS) throw new LoomError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris.`);
     const problems = (uris as string[]).map((uri) => checkDynamicRedirectUri(uri));
+    const malformed = problems.find((problem) => problem?.malformed);
+    if (malformed) throw new LoomError('invalid_redirect_uri', `Every redirect URI must be a URL as written: ${malformed.problem}.`);
     const redirectUris = (uris as string[]).filter((_uri, index) => problems[index] === undefined);
-    if (redirectUris.length === 0) throw new LoomError('invalid_redirect_uri', `No redirect URI Loom accepts: ${problems.join('; ')}.`);
+    if (redirectUris.length === 0)
+      throw new LoomError('invalid_redirect_uri', `No redirect URI Loom accepts: ${problems.map((problem) => problem!.problem).join('; ')}.`);
     const grantTypes = metadata.grant_types ?? ['authorization_code'];
     if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code')) throw invalid('grant_types must include authorization_code.');
     const responseTypes = metadata.response_types ?? ['code'];

@@ -236,7 +236,7 @@ export class OidcProvider implements SignInProvider {
       throw new LoomError(
         'upstream_unavailable',
         `The identity provider's discovery document names the issuer ${printable(body.issuer)}, not ${issuer}.`,
-        `Set LOOM_OIDC_ISSUER to the provider's exact issuer (docs/auth.md).`,
+        `Set oidc.issuer to the provider's exact issuer: "oidc": {"issuer": …} in the config file (config.json in the config folder, or LOOM_CONFIG), or LOOM_OIDC_ISSUER (docs/auth.md).`,
       );
     }
     for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'] as const) {

@@ -163,7 +163,14 @@ export class SignInService {
 
   private provider(providerId: string): SignInProvider {
     const provider = this.deps.providers.get(providerId);
-    if (!provider) throw new LoomError('not_found', `Sign-in with ${providerId} is not configured on this server.`, 'See docs/auth.md.');
+    if (!provider)
+      throw new LoomError(
+        'not_found',
+        `Sign-in with ${providerId} is not configured on this server.`,
+        providerId === 'oidc'
+          ? 'The operator sets oidc.issuer, oidc.clientId and oidc.clientSecret: "oidc": {…} in the config file (config.json in the config folder, or LOOM_CONFIG), or LOOM_OIDC_ISSUER, LOOM_OIDC_CLIENT_ID and LOOM_OIDC_CLIENT_SECRET (docs/auth.md).'
+          : 'The operator sets codehost.clientId and codehost.clientSecret: "codehost": {…} in the config file (config.json in the config folder, or LOOM_CONFIG), or LOOM_CODEHOST_CLIENT_ID and LOOM_CODEHOST_CLIENT_SECRET (docs/auth.md).',
+      );
     return provider;
   }
 

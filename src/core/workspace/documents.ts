@@ -53,11 +53,25 @@ export type DiskLook = 'unchanged' | 'gone' | 'taken' | 'conflict';
 /** Told of every change to a document's text: an edit, or a reload from disk. `text` reads it when needed. */
 export type DocumentChangeListener = (path: string, text: () => string) => void;
 
+/** Told when a file is opened as a document (not when an open one is activated again) and when it is closed. */
+export interface DocumentLifecycleListener {
+  opened(path: string, language: string, text: () => string): void;
+  closed(path: string): void;
+}
+
+/** One edit of several applied together (applyEdits): the range as the text is before any of them, and what replaces it. */
+export interface DocumentEdit {
+  start: Position;
+  end: Position;
+  text: string;
+}
+
 export class Documents {
   /** The open documents, the most recently activated last. */
   private readonly open = new Map<string, Document>();
   private activePath: string | undefined;
   private readonly changeListeners = new Set<DocumentChangeListener>();
+  private readonly lifecycleListeners = new Set<DocumentLifecycleListener>();
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -70,8 +84,18 @@ export class Documents {
     return () => this.changeListeners.delete(listener);
   }
 
+  /** Listens to documents opening and closing (language servers mirror them); returns the unsubscribe. */
+  onLifecycle(listener: DocumentLifecycleListener): () => void {
+    this.lifecycleListeners.add(listener);
+    return () => this.lifecycleListeners.delete(listener);
+  }
+
   private changed(document: Document): void {
     for (const listener of this.changeListeners) listener(document.path, () => document.buffer.getText());
+  }
+
+  private removed(path: string): void {
+    for (const listener of this.lifecycleListeners) listener.closed(path);
   }
 
   /**
@@ -82,6 +106,7 @@ export class Documents {
     const absolute = this.paths.resolve(relative);
     const key = this.paths.relative(absolute);
     let document = this.open.get(key);
+    const opening = !document;
     if (!document) {
       const { text, stat } = readRegularFile(absolute, key, MAX_DOCUMENT_BYTES);
       document = {
@@ -102,6 +127,7 @@ export class Documents {
     }
     this.open.set(key, document);
     this.activePath = key;
+    if (opening) for (const listener of this.lifecycleListeners) listener.opened(key, document.language, () => document.buffer.getText());
     await this.events.emit('file:open', { path: key, language: document.language });
     return this.summary(document);
   }
@@ -205,6 +231,7 @@ export class Documents {
     }
     this.open.delete(document.path);
     if (this.activePath === document.path) this.activePath = [...this.open.keys()].at(-1);
+    this.removed(document.path);
     return { path: document.path, active: this.activePath ?? null };
   }
 
@@ -257,6 +284,117 @@ export class Documents {
     const key = this.paths.relative(this.paths.resolve(relative));
     if (!this.open.delete(key)) return;
     if (this.activePath === key) this.activePath = [...this.open.keys()].at(-1);
+    this.removed(key);
+  }
+
+  /**
+   * The open documents at `key` or under it (a folder), as workspace-relative real paths;
+   * `key` is already resolved (a file operation's entry).
+   */
+  openUnder(key: string): { path: string; dirty: boolean }[] {
+    return [...this.open.values()]
+      .filter((document) => isAtOrUnder(document.path, key))
+      .map((document) => {
+        this.syncWithDisk(document);
+        return { path: document.path, dirty: isDirty(document) };
+      });
+  }
+
+  /**
+   * The file or folder `from` was renamed to `to` (both resolved keys, the rename done): every
+   * open document at or under `from` now stands for its file at the new path, with its text,
+   * unsaved edits, version and cursor as they were; its language is found again from the new
+   * name. Language servers see the old path closed and the new one opened. Answers the
+   * documents moved.
+   *
+   * @example
+   *   documents.followRename('src/old', 'src/new'); // [{from: 'src/old/a.ts', to: 'src/new/a.ts'}]
+   */
+  followRename(from: string, to: string): { from: string; to: string }[] {
+    const moved: { from: string; to: string }[] = [];
+    const documents = [...this.open.values()];
+    this.open.clear();
+    // Rebuilt in the same order: the most recently activated stays last.
+    for (const document of documents) {
+      if (isAtOrUnder(document.path, from)) {
+        const absolute = this.paths.resolve(to + document.path.slice(from.length));
+        const renamed = this.paths.relative(absolute);
+        this.removed(document.path);
+        moved.push({ from: document.path, to: renamed });
+        if (this.activePath === document.path) this.activePath = renamed;
+        document.path = renamed;
+        document.absolute = absolute;
+        document.language = detectLanguage(renamed, document.buffer.getText());
+        document.readOnly = !this.paths.isWritable(absolute);
+        for (const listener of this.lifecycleListeners) listener.opened(renamed, document.language, () => document.buffer.getText());
+      }
+      this.open.set(document.path, document);
+    }
+    return moved;
+  }
+
+  /**
+   * Closes every document at or under `key` (a file or folder a program removed), unsaved
+   * edits or not: the caller asked the user. Answers the paths closed.
+   */
+  closeUnder(key: string): string[] {
+    const closed: string[] = [];
+    for (const path of [...this.open.keys()]) {
+      if (!isAtOrUnder(path, key)) continue;
+      this.open.delete(path);
+      this.removed(path);
+      closed.push(path);
+    }
+    if (this.activePath !== undefined && !this.open.has(this.activePath)) this.activePath = [...this.open.keys()].at(-1);
+    return closed;
+  }
+
+  /**
+   * Applies several edits to an open document at once (a rename's edits of one file), each told
+   * as a file:change, last first so that each event's range is right for the text as the client
+   * has it then. The ranges are positions in the text at `version` and must not overlap; the
+   * cursor keeps its place in the text around them. Every check (version, ranges, read-only) is
+   * made and the text changed before this first waits, so no other request comes in between.
+   * The edits stay unsaved, as the user's own would.
+   *
+   * @example
+   *   await documents.applyEdits('src/a.ts', [{ start: { line: 1, column: 7 }, end: { line: 1, column: 12 }, text: 'total' }], 4);
+   */
+  applyEdits(relative: string, edits: readonly DocumentEdit[], version: number): Promise<DocumentSummary> {
+    const document = this.editable(this.document(relative));
+    if (version !== document.version) {
+      throw new LoomError(
+        'version_conflict',
+        `${document.path} is at version ${document.version}, not ${version}: it changed since the edit was made; nothing was changed.`,
+        'Make the edit again against the text as it is now.',
+      );
+    }
+    // Last first; of two inserts at one place, the later one first, so that they end up in their given order.
+    const spans = edits
+      .map((edit, index) => ({
+        start: this.offsetOf(document, edit.start.line, edit.start.column, 'line', 'column'),
+        end: this.offsetOf(document, edit.end.line, edit.end.column, 'line', 'column'),
+        text: edit.text,
+        index,
+      }))
+      .sort((a, b) => b.start - a.start || b.end - a.end || b.index - a.index);
+    for (let i = 0; i < spans.length; i++) {
+      if (spans[i]!.end < spans[i]!.start) throw outOfRange('An edit ends before it starts; nothing was changed.');
+      if (i > 0 && spans[i]!.end > spans[i - 1]!.start) throw outOfRange('Two edits overlap; nothing was changed.');
+    }
+    const changes: Record<string, unknown>[] = [];
+    for (const span of spans) {
+      const from = this.position(document, span.start);
+      const to = this.position(document, span.end);
+      document.buffer.replace(span.start, span.end - span.start, span.text);
+      if (document.cursor >= span.end) document.cursor += span.text.length - (span.end - span.start);
+      else if (document.cursor > span.start) document.cursor = span.start;
+      document.version += 1;
+      changes.push({ path: document.path, version: document.version, from, to, text: span.text });
+    }
+    if (changes.length > 0) this.changed(document);
+    // Emitted together, in order: a live-only event reaches its listeners within emit(), so no other edit's event comes between.
+    return Promise.all(changes.map((data) => this.events.emit('file:change', data))).then(() => this.summary(document));
   }
 
   /**
@@ -429,4 +567,9 @@ function statQuietly(absolute: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether the workspace-relative `path` is `key` or lies in the folder `key`. */
+function isAtOrUnder(path: string, key: string): boolean {
+  return path === key || path.startsWith(`${key}/`);
 }

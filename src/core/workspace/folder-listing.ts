@@ -1,13 +1,14 @@
 // A folder of the workspace as the window's file tree shows it: folders first, then files,
 // each by name. What the tree must not lead into is left out: `.git` and `.loom` (under any name
-// a file system takes for them), and symlinks whose target is outside the workspace, missing
-// or neither a file nor a folder. Listing a protected folder itself is refused.
+// a file system takes for them), Loom's own folders, and symlinks whose target the workspace's
+// gate does not admit (outside the workspace, in a protected path), is missing, or is neither a
+// file nor a folder. Listing a protected folder itself is refused.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FolderEntry, FolderListing } from '../../contracts/local-resources.ts';
 import { LoomError } from '../errors.ts';
 import { withFileSystemErrors } from '../files/fs-errors.ts';
-import { isInside, type WorkspacePaths } from './paths.ts';
+import type { WorkspacePaths } from './paths.ts';
 import { protectedName } from './protected.ts';
 
 /** Entries listed at most per folder (a tree of a million files is not read whole). */
@@ -35,18 +36,19 @@ export function listFolderOf(paths: WorkspacePaths, relative: string | undefined
   for (const name of names) {
     if (entries.length >= MAX_FOLDER_ENTRIES) break;
     if (protectedName(name)) continue;
-    const kind = kindOf(paths.root, path.join(folder, name));
+    const kind = kindOf(paths, path.join(folder, name));
     if (kind) entries.push({ name, path: key ? `${key}/${name}` : name, kind });
   }
   entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
   return { path: key, entries };
 }
 
-/** A file or a folder (symlinks followed, and kept only inside the workspace); undefined for anything else. */
-function kindOf(root: string, absolute: string): FolderEntry['kind'] | undefined {
+/** A file or a folder (symlinks followed where the workspace's gate admits their target); undefined for anything else. */
+function kindOf(paths: WorkspacePaths, absolute: string): FolderEntry['kind'] | undefined {
   try {
+    const link = fs.lstatSync(absolute).isSymbolicLink();
+    if (!paths.admits(link ? fs.realpathSync.native(absolute) : absolute)) return undefined;
     const stat = fs.statSync(absolute);
-    if (fs.lstatSync(absolute).isSymbolicLink() && !isInside(root, fs.realpathSync.native(absolute))) return undefined;
     if (stat.isDirectory()) return 'folder';
     if (stat.isFile()) return 'file';
   } catch {

@@ -9,6 +9,8 @@ import path from 'node:path';
 export interface FolderWatcherOptions {
   /** Folders neither watched nor entered, by name (node_modules, .git, build output). */
   skipsDirectory: (name: string) => boolean;
+  /** Paths neither watched nor told of, by absolute path (Loom's own folders inside the workspace). */
+  excludes?: (absolute: string) => boolean;
   /** Most folders watched: a huge tree is followed only this far (a focus of the window reads it again). */
   maxWatchedDirectories?: number;
 }
@@ -81,7 +83,8 @@ export class FolderWatcher {
         this.watchers.set(dir, { watcher, identity });
         added.push(dir);
         for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-          if (entry.isDirectory() && !this.options.skipsDirectory(entry.name)) pending.push(path.join(dir, entry.name));
+          if (entry.isDirectory() && !this.options.skipsDirectory(entry.name) && !this.excluded(path.join(dir, entry.name)))
+            pending.push(path.join(dir, entry.name));
         }
       } catch {
         this.unwatch(dir); // gone or unreadable: nothing to follow
@@ -105,8 +108,12 @@ export class FolderWatcher {
     }
   }
 
+  private excluded(absolute: string): boolean {
+    return this.options.excludes?.(absolute) ?? false;
+  }
+
   private changed(absolute: string): void {
-    if (this.closed) return;
+    if (this.closed || this.excluded(absolute)) return;
     this.tell(absolute);
     // Inside fs.watch's callback: a throw here would end the process. A name that cannot be
     // looked at (a loop of symlinks, a name too long, no permission) is as good as gone.

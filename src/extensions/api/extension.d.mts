@@ -46,7 +46,7 @@ export interface EditResult {
   range: { start: Position; end: Position };
 }
 
-/** An event of `/events`: `file:open`, `file:save`, `git:commit`, `ai:complete`, `agent:start`, `agent:step`, `agent:complete`. */
+/** An event of `/events`: `file:open`, `file:save`, `file:create`, `file:rename`, `file:delete`, `git:commit`, `ai:complete`, `agent:start`, `agent:step`, `agent:complete`. */
 export interface LoomEvent {
   seq: number;
   type: string;

@@ -1,12 +1,13 @@
-// The extension host: one process per extension, forked by the server (extension-process.ts)
-// with an IPC channel and a heap limit. It makes `loom/extension` resolvable from the
+// The extension host: one process per extension, started by the server (extension-process.ts)
+// with a message channel on file descriptor 3 and a heap limit. It makes `loom/extension` resolvable from the
 // extension's code (ESM and CommonJS), loads the extension, activates it, runs its commands,
 // passes it events, and deactivates it and disposes what it registered when asked.
 import Module, { register } from 'node:module';
 import process from 'node:process';
+import { setTimeout } from 'node:timers';
 import { pathToFileURL, URL } from 'node:url';
 import * as api from '../api/extension.mjs';
-import { commands, describe, listeners, registered, send, settle, subscriptions } from './runtime.mjs';
+import { commands, describe, listeners, receive, registered, send, sendLast, settle, subscriptions } from './runtime.mjs';
 
 const API_URL = new URL('../api/extension.mjs', import.meta.url).href;
 const SPECIFIER = 'loom/extension';
@@ -29,16 +30,13 @@ let context;
 
 /** A throw nobody caught, in the extension's own code: told to the server, then the process ends as Node would end it. */
 function fatal(error) {
-  send({ type: 'fatal', message: describe(error) });
   process.exitCode = 1;
-  // The message is flushed before the channel closes.
-  process.disconnect?.();
-  process.exit(1);
+  // The message is flushed before the process ends; the timer is the guard should it not be.
+  setTimeout(() => process.exit(1), 1000);
+  sendLast({ type: 'fatal', message: describe(error) }, () => process.exit(1));
 }
 process.on('uncaughtException', fatal);
 process.on('unhandledRejection', fatal);
-// The server is gone: nothing is left to serve.
-process.on('disconnect', () => process.exit(0));
 
 /** The extension object a module exports: a subclass of Extension (or any class), an instance, or `activate`/`deactivate` functions. */
 function extensionOf(namespace) {
@@ -106,7 +104,7 @@ async function deactivate(message) {
   send({ type: 'deactivated', id: message.id, ...(error ? { error } : {}) });
 }
 
-process.on('message', (message) => {
+function dispatchMessage(message) {
   if (!message || typeof message !== 'object') return;
   switch (message.type) {
     case 'start':
@@ -121,6 +119,12 @@ process.on('message', (message) => {
       return void send({ type: 'pong', id: message.id });
     case 'deactivate':
       return void deactivate(message);
+    case 'memory':
+      // Where the server cannot read the process's memory itself (no /proc): the whole process's resident set.
+      return void send({ type: 'memory', id: message.id, rss: process.memoryUsage.rss() });
   }
-});
+}
+
+// The server is gone when it closes the channel: nothing is left to serve.
+receive(dispatchMessage, () => process.exit());
 send({ type: 'hello' });

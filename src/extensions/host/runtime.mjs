@@ -2,9 +2,10 @@
 // calls and what host.mjs dispatches. Plain JavaScript, run by node without tsx, so that an
 // extension's process starts fast and its memory limit measures the extension, not a compiler.
 //
-// Messages are JSON over the IPC channel `child_process.fork` opens (src/extensions/protocol.ts
-// describes them from the server's side).
-import process from 'node:process';
+// Messages are JSON, one per line, on file descriptor 3: a socket the server opened for this
+// process (src/extensions/extension-process.ts is the other end, and reads it with limits).
+import { Buffer } from 'node:buffer';
+import net from 'node:net';
 
 /** Commands this extension registered, by name. */
 export const commands = new Map();
@@ -16,15 +17,53 @@ export const subscriptions = [];
 let nextRequest = 1;
 const pending = new Map();
 
+const channel = new net.Socket({ fd: 3, readable: true, writable: true });
+// A write to a server that went away fails here, not as an error event nobody handles.
+channel.on('error', () => {});
+
 /** Sends a message to the server; false once the channel is closed (the server went away). */
 export function send(message) {
-  if (!process.connected) return false;
+  if (channel.destroyed || !channel.writable) return false;
   try {
-    process.send(message);
+    channel.write(`${JSON.stringify(message)}\n`);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Sends a last message, then calls `done` once it is written (or could not be). */
+export function sendLast(message, done) {
+  if (!send(message)) return done();
+  channel.end(done);
+}
+
+/**
+ * Calls `handle` with each message the server sends, and `closed` when the server closes the
+ * channel. Lines are joined once, when complete: the server is trusted, but its messages (a
+ * document's text) may be large.
+ */
+export function receive(handle, closed) {
+  let pieces = [];
+  channel.on('data', (chunk) => {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      pieces.push(chunk.subarray(start, newline));
+      const line = Buffer.concat(pieces).toString('utf8');
+      pieces = [];
+      start = newline + 1;
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      handle(message);
+    }
+    if (start < chunk.length) pieces.push(chunk.subarray(start));
+  });
+  channel.on('end', closed);
+  channel.on('close', closed);
 }
 
 /** Asks the server to do something for the extension (edit, notify, run a command); resolves with its answer. */

@@ -6,14 +6,13 @@ import type { ApiVersion } from '../../contracts/versioning.ts';
 import type { Catalog } from '../../core/catalog/schema.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
 import type { ComposerService } from '../../core/composer/service.ts';
-import type { ComposerSessionRecord } from '../../core/composer/types.ts';
-import type { ComposerSession } from '../../contracts/composer.ts';
+import { composerSessionView as sessionView } from '../../core/composer/view.ts';
 import { findAsset, listDownloads } from '../../core/downloads.ts';
 import { LoomError } from '../../core/errors.ts';
 import type { FeedbackService } from '../../core/feedback/feedback.ts';
 import { basicHealth, detailedHealth, type HealthDeps } from '../../core/health.ts';
 import type { Identity } from '../../core/identity/index.ts';
-import type { ModelLibrary } from '../../core/models/library.ts';
+import type { ModelListing } from '../../core/catalog/model-listing.ts';
 import type { Principal } from '../../core/identity/tokens.ts';
 import type { ReleaseChecker } from '../../core/releases/release-checker.ts';
 import { signInCookie } from '../web/cookies.ts';
@@ -38,7 +37,7 @@ export type Handlers = {
 export interface HandlerServices {
   catalog: Catalog;
   /** The catalog's models as installed in this server's models folder. */
-  models: ModelLibrary;
+  models: ModelListing;
   releases: ReleaseChecker;
   feedback: FeedbackService;
   health: HealthDeps;
@@ -98,7 +97,12 @@ export function createHandlers(services: HandlerServices): Handlers {
 
     tabComplete: async ({ body }, { principal, signal }) => {
       const result = await services.completion.complete({ ...body, caller: callerOf(principal), signal });
-      return { completion: result.completion, latencyMs: result.latencyMs, model: result.model };
+      return {
+        completion: result.completion,
+        ...(result.continuation && { continuation: result.continuation }),
+        latencyMs: result.latencyMs,
+        model: result.model,
+      };
     },
 
     createComposerSession: async ({ body }, { principal }) => services.composer.create(ownerOf(principal), body),
@@ -118,33 +122,6 @@ export function createHandlers(services: HandlerServices): Handlers {
 function ownerOf(principal: Principal | undefined): string {
   if (!principal?.userId) throw new LoomError('unauthorized', 'Composer sessions belong to a user: sign in, or use a user API key.');
   return principal.userId;
-}
-
-/** A session as the API shows it (its claim and attachments stay inside). */
-function sessionView(record: ComposerSessionRecord): ComposerSession {
-  return {
-    sessionId: record.id,
-    status: record.status,
-    mode: record.mode,
-    prompt: record.prompt,
-    files: record.files,
-    workspace: record.workspace,
-    plan: record.plan,
-    edits: record.edits ?? [],
-    branch: record.branch,
-    commit: record.commit,
-    pushed: record.pushed,
-    error: record.error,
-    summary: record.summary,
-    model: record.model,
-    steps: record.steps,
-    tokens: record.tokens,
-    budgets: record.budgets,
-    cancelRequested: record.cancelRequested,
-    createdAt: record.createdAt,
-    startedAt: record.startedAt,
-    endedAt: record.endedAt,
-  };
 }
 
 /** The redirect to the provider, with the cookie that binds a web sign-in to this browser. */

@@ -92,9 +92,12 @@ export function verifyBearer(tokens: TokenService, urls: ServiceUrls, target: Au
 
 /**
  * Judges a caller already verified (`principal`, or undefined for none) against an operation's
- * rule, and sets `request.principal`: no credentials where the operation needs some is a 401
- * asking for `target.challengeScope`; an API key where it takes none, a 401; a token without
- * one of its scopes, a 403 insufficient_scope naming them.
+ * rule, and sets `request.principal` (to undefined when the caller is served as anonymous):
+ * - no credentials where the operation needs some: a 401 asking for `target.challengeScope`;
+ * - a valid credential the operation does not take (an API key where it lists none, a token
+ *   without one of its scopes): where anyone may call the operation, the caller is served as
+ *   anonymous, as if it had sent nothing (a credential is never a reason to refuse what needs
+ *   none); elsewhere an API key is a 401 and a token a 403 insufficient_scope naming the scopes.
  *
  * @example
  * admitPrincipal(tool.auth, urls, { resource: 'mcp' })(request.principal, request, reply);
@@ -104,15 +107,24 @@ export function admitPrincipal(auth: OperationAuth, urls: ServiceUrls, target: A
   const needed = auth.oauth2 ?? [];
   return (principal: Principal | undefined, request: FastifyRequest, reply: FastifyReply): void => {
     if (principal === undefined) {
+      request.principal = undefined;
       if (auth.anonymous) return;
       challenge(reply, target.challengeScope ? { scope: target.challengeScope } : {});
       throw new LoomError('unauthorized', 'This operation needs a bearer token.', 'Sign in with `loom login`, or create an API key in the dashboard.');
     }
-    if (principal.kind === 'api_key' && !auth.bearer) {
-      challenge(reply, { error: 'invalid_token', error_description: 'API keys are not accepted here' });
-      throw new LoomError('invalid_token', 'API keys are not accepted by this operation.', 'Use an OAuth access token, or no credentials.');
+    const isApiKey = principal.kind === 'api_key';
+    // A key or a token alike is taken only with one of the operation's scopes (a key carries scopes too).
+    const scoped = !needed.length || needed.some((scope) => principal.scopes.has(scope));
+    const taken = (isApiKey ? Boolean(auth.bearer) : true) && scoped;
+    if (!taken && auth.anonymous) {
+      request.principal = undefined;
+      return;
     }
-    if (needed.length && !needed.some((scope) => principal.scopes.has(scope))) {
+    if (isApiKey && !auth.bearer) {
+      challenge(reply, { error: 'invalid_token', error_description: 'API keys are not accepted here' });
+      throw new LoomError('invalid_token', 'API keys are not accepted by this operation.', 'Use an OAuth access token.');
+    }
+    if (!taken) {
       const scope = needed.join(' ');
       challenge(reply, { error: 'insufficient_scope', scope });
       throw new LoomError('insufficient_scope', `The token lacks the scope ${scope}.`, `Ask for ${scope} when signing in.`);

@@ -66,7 +66,12 @@ export function registerOperationRoutes(app: FastifyInstance, handlers: Handlers
       },
       // Both read by the app's onRequest hook (plugins/on-request.ts): the Deprecation, Sunset
       // and Link headers are set by plugins/deprecation.ts; the checks run after the rate limit.
-      config: { deprecatedAlias: mount?.deprecated === true, prepareOperation: prepare(operation, tokens, urls) },
+      config: {
+        deprecatedAlias: mount?.deprecated === true,
+        prepareOperation: prepare(operation, tokens, urls),
+        // Read by the body parsers (http/validation.ts): an empty body of any type is no body.
+        takesNoBody: (operation.request as { body?: unknown }).body === undefined,
+      },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = new RequestContext(request, reply);
         const output = await handler({ params: request.params, query: request.query, body: request.body }, context);

@@ -82,7 +82,11 @@ export function registerDashboard(app: FastifyInstance, identity: Identity, cloc
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const origin = request.headers.origin;
       if (origin !== undefined && origin !== ownOrigin()) {
-        throw new LoomError('forbidden', 'Requests from another origin are refused.', `The dashboard must be opened at ${ownOrigin()} (LOOM_PUBLIC_URL).`);
+        throw new LoomError(
+          'forbidden',
+          'Requests from another origin are refused.',
+          `The dashboard must be opened at ${ownOrigin()}: the server's publicUrl ("publicUrl" in the config file, config.json in the config folder or LOOM_CONFIG; or LOOM_PUBLIC_URL).`,
+        );
       }
       const site = request.headers['sec-fetch-site'];
       if (site !== undefined && site !== 'same-origin' && site !== 'none') {

@@ -10,7 +10,13 @@ export function aiHandlers({ completion, events }: LocalServices): LocalHandlers
   return {
     completeCode: async ({ body }, { signal }) => {
       const provider = completion.providers.select(body.model);
-      const cursor = cursorFromPrompt({ prompt: body.prompt, context: body.context ?? '', mode: body.mode ?? 'auto', chat: provider.capabilities.chat });
+      const cursor = cursorFromPrompt({
+        prompt: body.prompt,
+        context: body.context ?? '',
+        suffix: body.suffix,
+        mode: body.mode ?? 'auto',
+        chat: provider.capabilities.chat,
+      });
       const result = await completion.complete({
         ...cursor,
         language: body.language,
@@ -28,11 +34,17 @@ export function aiHandlers({ completion, events }: LocalServices): LocalHandlers
         mode: cursor.mode,
         ...(body.filePath ? { filePath: body.filePath } : {}),
         tokens: result.tokens,
-        characters: result.completion.length,
+        characters: result.completion.length + (result.continuation?.text.length ?? 0),
         latencyMs: result.latencyMs,
         cached: result.cached,
       });
-      return { completion: result.completion, tokens: result.tokens, model: result.model, latencyMs: result.latencyMs };
+      return {
+        completion: result.completion,
+        ...(result.continuation && { continuation: result.continuation }),
+        tokens: result.tokens,
+        model: result.model,
+        latencyMs: result.latencyMs,
+      };
     },
   };
 }

@@ -4,22 +4,30 @@ import type { AnyLocalRoute, HttpLocalRoute, LocalRouteInput, LocalRouteOutput, 
 import type { OpenApiDocument } from '../../contracts/local-resources.ts';
 import type { AgentManager } from '../../core/agents/manager.ts';
 import type { Clock } from '../../core/clock.ts';
+import type { CodeIntel } from '../../core/code/service.ts';
 import type { CompletionEngine } from '../../core/completion/engine.ts';
 import type { EventBus } from '../../core/events/bus.ts';
 import type { GitWorkspace } from '../../core/git/index.ts';
+import type { LanguageService } from '../../core/language/service.ts';
 import type { WebhookOutbox } from '../../core/webhooks/index.ts';
 import type { Documents } from '../../core/workspace/documents.ts';
 import type { WorkspacePaths } from '../../core/workspace/paths.ts';
 import type { ExtensionHost } from '../../extensions/extension-host.ts';
+import type { WindowComposer } from '../composer.ts';
+import type { Terminals } from '../terminal/terminals.ts';
 import type { TicketBook } from '../tickets.ts';
 import type { WindowSignIn } from '../window/sign-in.ts';
 import { agentHandlers } from './agents.ts';
 import { aiHandlers } from './ai.ts';
+import { codeHandlers } from './code.ts';
+import { composerHandlers } from './composer.ts';
 import { editorHandlers } from './editor.ts';
 import { extensionHandlers } from './extensions.ts';
+import { fileHandlers } from './files.ts';
 import { eventHandlers } from './events.ts';
 import { gitHandlers } from './git.ts';
 import { serviceHandlers } from './service.ts';
+import { terminalHandlers } from './terminal.ts';
 import { webhookHandlers } from './webhooks.ts';
 import { windowHandlers } from './window.ts';
 
@@ -40,6 +48,14 @@ export interface LocalServices {
   agents: AgentManager;
   /** The extensions and their processes. */
   extensions: ExtensionHost;
+  /** Values no process Loom starts for the user may see in its environment (the token, a provider's key). */
+  secrets: () => readonly string[];
+  /** The workspace's code index (docs/code-intelligence.md). */
+  code: CodeIntel;
+  /** The language servers: definition, references, hover, diagnostics, rename. */
+  languages: LanguageService;
+  /** The window's composer sessions, once `loom up` hands over the hosted API's (else 409 COMPOSER_UNAVAILABLE). */
+  composer: WindowComposer;
 }
 
 /** What the app itself adds for its own routes: the event tickets, the token, the OpenAPI document. */
@@ -49,6 +65,10 @@ export interface LocalAppParts {
   openApi: () => OpenApiDocument;
   /** The window's sign-in codes and sessions. */
   signIn: WindowSignIn;
+  /** The window's terminals. */
+  terminals: Terminals;
+  /** The port listened on (a sign-in link names it). */
+  port: () => number;
 }
 
 export interface LocalHandlerContext {
@@ -83,6 +103,10 @@ export function createLocalHandlers(services: LocalServices, app: LocalAppParts)
     ...eventHandlers(app),
     ...webhookHandlers(services),
     ...windowHandlers(services, app),
-    ...extensionHandlers(services),
+    ...fileHandlers(services),
+    ...extensionHandlers(services, app),
+    ...terminalHandlers(app),
+    ...codeHandlers(services),
+    ...composerHandlers(services),
   };
 }

@@ -184,6 +184,13 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await createTextTable(db, 'composer_workspaces', ['name'], ['repo', 'branch?', 'push', 'created_at']);
       },
     },
+    '0007_agent_conversation': {
+      async up(db: Kysely<any>) {
+        // A task continued with the user's messages: the messages and how the work on each
+        // ended, JSON text read whole. Null for a task of an earlier version (its one message is its task).
+        await db.schema.alterTable('agent_tasks').addColumn('conversation', 'text').execute();
+      },
+    },
   };
 }
 

@@ -50,7 +50,8 @@ export class DocumentSync {
   private resyncing: Promise<void> | undefined;
 
   constructor(
-    readonly path: string,
+    /** The document's path; a rename (the file tree's, another client's) changes it. */
+    public path: string,
     text: DocumentText,
     private readonly host: SyncHost,
   ) {

@@ -1,7 +1,10 @@
 // Ghost text: a completion from /api/ai/complete shown after the cursor as the user types.
 // Requests wait for a pause in typing (debounced); a newer one aborts the older, whose answer
-// is dropped; Tab accepts, Esc dismisses; typing the suggestion's own characters keeps the rest
-// of it on screen (and asks the server nothing); any other edit or a cursor move drops it.
+// is dropped; Tab accepts, Ctrl+→ (Cmd+→) accepts its next word, Esc dismisses; typing the
+// suggestion's own characters keeps the rest of it on screen (and asks the server nothing); any
+// other edit or a cursor move drops it. The server never repeats the text after the cursor; when
+// the model's line goes on past characters the line has (a quote the editor closed), that part,
+// the continuation, shows after them and goes there.
 import { Prec, StateEffect, StateField, type EditorState, type Extension, type Transaction } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, WidgetType, keymap, type ViewUpdate } from '@codemirror/view';
 import type { AiCompletion } from '../../contracts/local-resources.ts';
@@ -16,7 +19,10 @@ const SUFFIX_CHARS = 4096;
 
 export interface Suggestion {
   pos: number;
+  /** Goes at `pos`; '' once it was all taken while a continuation is left. */
   text: string;
+  /** The continuation: goes at `after.pos`, past the characters the line has after `pos`. */
+  after?: { pos: number; text: string };
 }
 
 export interface CompletionTiming {
@@ -50,29 +56,45 @@ export const suggestionField = StateField.define<Suggestion | null>({
     return value;
   },
   provide: (field) =>
-    EditorView.decorations.from(field, (value) =>
-      value ? Decoration.set([Decoration.widget({ widget: new GhostWidget(value.text), side: 1 }).range(value.pos)]) : Decoration.none,
-    ),
+    EditorView.decorations.from(field, (value) => {
+      if (!value) return Decoration.none;
+      const widgets = [];
+      if (value.text) widgets.push(Decoration.widget({ widget: new GhostWidget(value.text), side: 1 }).range(value.pos));
+      if (value.after) widgets.push(Decoration.widget({ widget: new GhostWidget(value.after.text), side: 1 }).range(value.after.pos));
+      return Decoration.set(widgets);
+    }),
 });
 
-/** The user typed the suggestion's next characters: the rest stays. Anything else drops it. */
+/**
+ * The user typed the suggestion's next characters: the rest stays. Once its text is all typed,
+ * typing over the characters the continuation skips (the editor steps over a quote or bracket
+ * it closed, replacing it with itself) brings the continuation up. Anything else drops it.
+ */
 function typedThrough(value: Suggestion, tr: Transaction): Suggestion | null {
   let kept: Suggestion | null = null;
   let changes = 0;
   tr.changes.iterChanges((fromA, toA, _fromB, toB, inserted) => {
     changes += 1;
     const text = inserted.toString();
-    if (fromA === value.pos && toA === fromA && text.length > 0 && text.length < value.text.length && value.text.startsWith(text)) {
-      kept = { pos: toB, text: value.text.slice(text.length) };
+    if (fromA !== value.pos || text.length === 0) return;
+    if (toA === fromA && value.text.startsWith(text) && (text.length < value.text.length || value.after)) {
+      kept = { pos: toB, text: value.text.slice(text.length), ...(value.after && { after: movedAfter(value.after, tr) }) };
+    } else if (value.text === '' && value.after && toA <= value.after.pos && tr.startState.sliceDoc(fromA, toA) === text) {
+      kept = toA === value.after.pos ? { pos: toB, text: value.after.text } : { pos: toB, text: '', after: movedAfter(value.after, tr) };
     }
   });
   return changes === 1 ? kept : null;
 }
 
-/** An edit from elsewhere: the suggestion moves with the text around it. */
+/** An edit from elsewhere: the suggestion moves with the text around it, unless it changed what the continuation skips. */
 function mappedThrough(value: Suggestion, tr: Transaction): Suggestion | null {
+  if (value.after && tr.changes.touchesRange(value.pos, value.after.pos)) return null;
   const pos = tr.changes.mapPos(value.pos, 1);
-  return tr.state.selection.main.head === pos ? { pos, text: value.text } : null;
+  return tr.state.selection.main.head === pos ? { pos, text: value.text, ...(value.after && { after: movedAfter(value.after, tr) }) } : null;
+}
+
+function movedAfter(after: { pos: number; text: string }, tr: Transaction): { pos: number; text: string } {
+  return { pos: tr.changes.mapPos(after.pos, 1), text: after.text };
 }
 
 class GhostWidget extends WidgetType {
@@ -94,14 +116,56 @@ class GhostWidget extends WidgetType {
   }
 }
 
-/** Accepts the suggestion on screen: its text goes in, the cursor after it. False (Tab indents) when there is none. */
+/**
+ * Accepts the suggestion on screen: its text goes in, its continuation after the characters it
+ * skips, the cursor after the last. False (Tab indents) when there is none.
+ */
 export function acceptSuggestion(view: EditorView): boolean {
   const value = view.state.field(suggestionField, false);
   if (!value) return false;
+  const changes = [{ from: value.pos, insert: value.text }];
+  let end = value.pos + value.text.length;
+  if (value.after) {
+    changes.push({ from: value.after.pos, insert: value.after.text });
+    end = value.after.pos + value.text.length + value.after.text.length;
+  }
+  view.dispatch({ changes, selection: { anchor: end }, effects: setSuggestion.of(null), userEvent: 'input.complete', scrollIntoView: true });
+  return true;
+}
+
+/** A word and the spaces before it, or a run of other characters (`);`). */
+const NEXT_WORD = /^\s*(?:[\p{L}\p{N}_$]+|[^\s\p{L}\p{N}_$]+)|^\s+/u;
+
+/** The start of `text` that accepting a word takes. */
+function nextWord(text: string): string {
+  return NEXT_WORD.exec(text)?.[0] ?? text;
+}
+
+/**
+ * Accepts the suggestion's next word (Ctrl+→, Cmd+→): it goes in, the cursor after it, and the
+ * rest stays on screen. Once the text is all in, the continuation's words go after the
+ * characters it skips. False (the key moves the cursor) when there is no suggestion.
+ */
+export function acceptWord(view: EditorView): boolean {
+  const value = view.state.field(suggestionField, false);
+  if (!value) return false;
+  let at = value.pos;
+  let text = value.text;
+  let after = value.after;
+  if (text === '' && after) {
+    at = after.pos;
+    text = after.text;
+    after = undefined;
+  }
+  const word = nextWord(text);
+  const rest = text.slice(word.length);
+  const end = at + word.length;
+  const next: Suggestion | null =
+    rest !== '' || after ? { pos: end, text: rest, ...(after && { after: { pos: after.pos + word.length, text: after.text } }) } : null;
   view.dispatch({
-    changes: { from: value.pos, insert: value.text },
-    selection: { anchor: value.pos + value.text.length },
-    effects: setSuggestion.of(null),
+    changes: { from: at, insert: word },
+    selection: { anchor: end },
+    effects: setSuggestion.of(next),
     userEvent: 'input.complete',
     scrollIntoView: true,
   });
@@ -118,12 +182,15 @@ export function dismissSuggestion(view: EditorView): boolean {
   return true;
 }
 
-/** The request's prompt and context: the text before the cursor occurs in the context exactly where the cursor is (docs/completion.md, rule 2). */
-function requestText(state: EditorState, pos: number): { prompt: string; context: string } {
+/**
+ * The text before the cursor and the text after it (docs/completion.md, rule 0): the cursor is
+ * where it is even when the text before it occurs again further on, as `'` in a file of `''`.
+ */
+function requestText(state: EditorState, pos: number): { prompt: string; suffix: string } {
   let start = Math.max(0, pos - PREFIX_CHARS);
   if (start > 0) start = state.doc.lineAt(start).to + 1;
   const end = Math.min(state.doc.length, pos + SUFFIX_CHARS);
-  return { prompt: state.sliceDoc(Math.min(start, pos), pos), context: state.sliceDoc(Math.min(start, pos), end) };
+  return { prompt: state.sliceDoc(Math.min(start, pos), pos), suffix: state.sliceDoc(pos, end) };
 }
 
 function ghostTextPlugin(options: GhostTextOptions) {
@@ -177,11 +244,13 @@ function ghostTextPlugin(options: GhostTextOptions) {
             roundTripMs: Math.round(performance.now() - started),
             serverMs: answer.latencyMs,
             model: answer.model,
-            characters: answer.completion.length,
+            characters: answer.completion.length + (answer.continuation?.text.length ?? 0),
           });
           // The answer is for the text and cursor it was asked with, or for nothing.
           if (this.view.state.doc !== state.doc || this.view.state.selection.main.head !== pos || !answer.completion) return;
-          this.view.dispatch({ effects: setSuggestion.of({ pos, text: answer.completion }) });
+          const { continuation } = answer;
+          const after = continuation && pos + continuation.skip <= state.doc.length ? { pos: pos + continuation.skip, text: continuation.text } : undefined;
+          this.view.dispatch({ effects: setSuggestion.of({ pos, text: answer.completion, ...(after && { after }) }) });
         } catch (error) {
           if (controller.signal.aborted) return;
           options.onProblem(error instanceof ApiError ? `completion: ${error.message}` : 'completion failed');
@@ -206,6 +275,7 @@ export function ghostText(options: GhostTextOptions): Extension {
     Prec.highest(
       keymap.of([
         { key: 'Tab', run: acceptSuggestion },
+        { key: 'Mod-ArrowRight', run: acceptWord },
         { key: 'Escape', run: dismissSuggestion },
       ]),
     ),

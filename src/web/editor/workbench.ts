@@ -3,11 +3,8 @@
 // unsaved markers, saving (Ctrl/Cmd+S) and the way out of a conflict with the disk. The
 // window's tabs are the server's open documents: opening, closing and saving go through the
 // local API, so what the API, agents and the window see is one set of documents.
-import { autocompletion } from '@codemirror/autocomplete';
-import { indentWithTab } from '@codemirror/commands';
-import { Compartment, EditorState, Transaction, type ChangeSpec } from '@codemirror/state';
+import { Compartment, EditorState, StateEffect, Transaction, type ChangeSpec, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
-import { basicSetup } from 'codemirror';
 import type { ClosedDocument, DocumentList, DocumentSummary, DocumentText } from '../../contracts/local-resources.ts';
 import { api, ApiError, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
@@ -17,6 +14,7 @@ import { DocumentSync, type FileChangeEvent } from './document-sync.ts';
 import { ghostText, type CompletionTiming } from './ghost-text.ts';
 import { throttle } from '../throttle.ts';
 import { languageMode } from './languages.ts';
+import { editorSetup, keepWrapPreference, wordWrap, wrapExtension, wrapPreference, wraps } from './setup.ts';
 
 /** Quiet time after the cursor moves before the server is told. */
 const CURSOR_QUIET_MS = 400;
@@ -31,6 +29,10 @@ export interface WorkbenchHost {
   onActive(document: OpenDocument | undefined): void;
   /** The cursor moved in the active document (1-based). */
   onCursor(line: number, column: number): void;
+  /** Word wrap was turned on or off. */
+  onWrap?(on: boolean): void;
+  /** What else each document's editor gets (the language features). */
+  documentExtensions?(document: OpenDocument): Extension;
 }
 
 export interface OpenDocument {
@@ -47,12 +49,20 @@ export interface OpenDocument {
 
 export class Workbench {
   readonly element: HTMLElement;
-  private readonly tabs = h('div', { class: 'tabs', role: 'tablist' });
+  private readonly tabs = h('div', { class: 'tabs', role: 'group', 'aria-label': 'Open files' });
   private readonly conflictBar = h('div', { class: 'conflict-bar', hidden: true, role: 'alert' });
   private readonly empty = h('div', { class: 'editor-empty' }, 'Open a file from the tree, or press Ctrl+Shift+P.');
   private readonly view: EditorView;
   private readonly documents = new Map<string, OpenDocument>();
   private active: OpenDocument | undefined;
+  /** Word wrap, for every document (Alt+Z). */
+  private wrap = wrapPreference();
+  /** The documents, most recently active first (Ctrl+Tab goes down this list). */
+  private recent: OpenDocument[] = [];
+  /** Paths of closed tabs, the last closed last (Ctrl+Shift+T reopens it). */
+  private readonly closedPaths: string[] = [];
+  /** While Ctrl is held after Ctrl+Tab: the order it walks and where it is. */
+  private cycling: { order: OpenDocument[]; index: number } | undefined;
 
   constructor(
     private readonly host: WorkbenchHost,
@@ -74,6 +84,9 @@ export class Workbench {
       const document = this.documents.get(String(event.data['path']));
       if (document && !document.sync.busy && event.data['version'] === document.sync.serverVersion) this.setDirty(document, false);
     });
+    // Files renamed or deleted (by the tree, or any client of the API): the tabs follow, or close.
+    events.on('file:rename', (event) => this.followRename(String(event.data['from']), String(event.data['to'])));
+    events.on('file:delete', (event) => this.closeDeleted(String(event.data['path'])));
     events.onResync(() => {
       for (const document of this.documents.values()) void document.sync.resync();
       void this.refreshSummaries();
@@ -94,9 +107,27 @@ export class Workbench {
     return this.active;
   }
 
+  /** An open document (its `state` is current unless it is the active one: the view holds that). */
+  document(path: string): OpenDocument | undefined {
+    return this.documents.get(path);
+  }
+
   /** The editor view (the palette's commands act on it). */
   get editorView(): EditorView {
     return this.view;
+  }
+
+  /** Whether lines wrap. */
+  get wordWrap(): boolean {
+    return this.wrap;
+  }
+
+  /** Turns word wrap on or off in every document (Alt+Z), and keeps the choice. */
+  toggleWrap(): void {
+    this.wrap = !this.wrap;
+    keepWrapPreference(this.wrap);
+    if (this.active) this.view.dispatch({ effects: wordWrap.reconfigure(wrapExtension(this.wrap)) });
+    this.host.onWrap?.(this.wrap);
   }
 
   /** Opens the documents the server has open (a reloaded window finds its tabs again). */
@@ -118,6 +149,21 @@ export class Workbench {
     } catch (error) {
       this.host.notify(`Could not open ${path}: ${inWords(error)}`, 'error');
     }
+  }
+
+  /**
+   * Opens a file with a range of one line selected and scrolled to (a search result): 1-based
+   * line and columns (UTF-16), clamped to the text as it is now.
+   *
+   * @example await workbench.reveal('src/a.ts', 12, 5, 11);
+   */
+  async reveal(path: string, line: number, column: number, endColumn: number): Promise<void> {
+    await this.open(path);
+    if (this.active?.path !== path) return;
+    const { doc } = this.view.state;
+    const target = doc.line(Math.max(1, Math.min(line, doc.lines)));
+    const at = (col: number) => Math.min(target.to, target.from + Math.max(0, col - 1));
+    this.view.dispatch({ selection: { anchor: at(column), head: at(endColumn) }, scrollIntoView: true });
   }
 
   async save(document = this.active, options: { overwrite?: boolean } = {}): Promise<void> {
@@ -165,8 +211,102 @@ export class Workbench {
       closed = await api<ClosedDocument>('POST', '/api/editor/close', { path: document.path, discard: true });
     }
     this.documents.delete(document.path);
+    this.recent = this.recent.filter((other) => other !== document);
+    this.closedPaths.push(document.path);
+    if (this.closedPaths.length > 50) this.closedPaths.shift();
     if (this.active === document) this.activate(closed.active ? this.documents.get(closed.active) : [...this.documents.values()].at(-1));
     this.renderTabs();
+  }
+
+  /** Opens the tab closed last again (Ctrl+Shift+T); one already open again is skipped. */
+  async reopenClosed(): Promise<void> {
+    let path = this.closedPaths.pop();
+    while (path !== undefined && this.documents.has(path)) path = this.closedPaths.pop();
+    if (path !== undefined) await this.open(path);
+  }
+
+  /**
+   * Ctrl+Tab (by 1) and Ctrl+Shift+Tab (by -1): the next most recently used tab; pressed again
+   * while Ctrl is held, the one after (the order stays the one at the first press until Ctrl
+   * is let go: `endCycle`).
+   */
+  cycle(by: 1 | -1): void {
+    if (this.recent.length < 2) return;
+    this.cycling ??= { order: [...this.recent], index: 0 };
+    const { order } = this.cycling;
+    this.cycling.index = (this.cycling.index + by + order.length) % order.length;
+    const document = order[this.cycling.index]!;
+    if (this.documents.has(document.path)) void this.switchTo(document, false);
+  }
+
+  /** Ctrl was let go: the tab reached is now the most recent. */
+  endCycle(): void {
+    if (!this.cycling) return;
+    this.cycling = undefined;
+    if (this.active) this.recent = [this.active, ...this.recent.filter((other) => other !== this.active)];
+  }
+
+  /** Sends what was typed in the documents at or under `path` (before a rename or deletion of it). */
+  async flushUnder(path: string): Promise<void> {
+    await Promise.all([...this.documents.values()].filter((document) => atOrUnder(document.path, path)).map((document) => document.sync.flush()));
+  }
+
+  /** The documents at or under `path` with unsaved edits. */
+  dirtyUnder(path: string): string[] {
+    return [...this.documents.values()].filter((document) => document.dirty && atOrUnder(document.path, path)).map((document) => document.path);
+  }
+
+  /**
+   * The file or folder `from` was renamed to `to` (the server's documents moved with it): the
+   * tabs at or under `from` stand for the new paths, with their text, undo history and cursor;
+   * the language follows the new name. Nothing when no tab is there (told twice: the answer and the event).
+   */
+  followRename(from: string, to: string): void {
+    const moved = [...this.documents.values()].filter((document) => atOrUnder(document.path, from));
+    if (moved.length === 0) return;
+    const documents = [...this.documents.values()];
+    this.documents.clear();
+    for (const document of documents) {
+      if (moved.includes(document)) {
+        document.path = to + document.path.slice(from.length);
+        document.sync.path = document.path;
+      }
+      this.documents.set(document.path, document);
+    }
+    for (let index = 0; index < this.closedPaths.length; index++) {
+      const closed = this.closedPaths[index]!;
+      if (atOrUnder(closed, from)) this.closedPaths[index] = to + closed.slice(from.length);
+    }
+    this.renderTabs();
+    if (this.active && moved.includes(this.active)) this.host.onActive(this.active);
+    void this.relabel(moved);
+  }
+
+  /** The file or folder `path` was deleted (the server closed its documents): its tabs close. */
+  closeDeleted(path: string): void {
+    const gone = [...this.documents.values()].filter((document) => atOrUnder(document.path, path));
+    if (gone.length === 0) return;
+    for (const document of gone) this.documents.delete(document.path);
+    this.recent = this.recent.filter((document) => !gone.includes(document));
+    if (this.active && gone.includes(this.active)) this.activate(this.recent[0] ?? [...this.documents.values()].at(-1));
+    this.renderTabs();
+  }
+
+  /** Renamed documents: the language the server finds from the new name, and the editor's label, in their states. */
+  private async relabel(moved: OpenDocument[]): Promise<void> {
+    const { documents } = await api<DocumentList>('GET', '/api/editor/documents').catch(() => ({ documents: [] as DocumentSummary[] }));
+    for (const document of moved) {
+      const summary = documents.find((candidate) => candidate.path === document.path);
+      if (summary) {
+        document.language = summary.language;
+        document.readOnly = summary.readOnly;
+      }
+      // The same state fields (the text, undo history, selection) under the new configuration.
+      const effects = StateEffect.reconfigure.of(this.extensions(document));
+      if (this.active === document) this.view.dispatch({ effects });
+      else document.state = document.state.update({ effects }).state;
+    }
+    if (this.active && moved.includes(this.active)) this.host.onActive(this.active);
   }
 
   /** Opens documents' summaries again: unsaved markers and conflicts as the server sees them. */
@@ -220,9 +360,7 @@ export class Workbench {
   private extensions(document: OpenDocument) {
     const language = new Compartment();
     return [
-      basicSetup,
-      // Ghost text is the completion as you type; CodeMirror's list of words comes on Ctrl+Space only.
-      autocompletion({ activateOnTyping: false }),
+      editorSetup(this.wrap),
       keymap.of([
         {
           key: 'Mod-s',
@@ -232,10 +370,11 @@ export class Workbench {
             return true;
           },
         },
-        indentWithTab,
+        { key: 'Alt-z', preventDefault: true, run: () => (this.toggleWrap(), true) },
       ]),
       language.of(languageMode(document.language)),
       EditorState.readOnly.of(document.readOnly),
+      EditorView.contentAttributes.of({ 'aria-label': `Editor: ${document.path}` }),
       EditorView.updateListener.of((update) => {
         if (update.selectionSet || update.docChanged) {
           const head = update.state.selection.main.head;
@@ -256,6 +395,7 @@ export class Workbench {
         onTiming: (timing) => this.host.onTiming(timing),
         onProblem: (words) => this.host.notify(words, 'warning'),
       }),
+      this.host.documentExtensions?.(document) ?? [],
     ];
   }
 
@@ -284,7 +424,11 @@ export class Workbench {
   private activate(document: OpenDocument | undefined): void {
     if (this.active && this.active !== document) this.active.state = this.view.state;
     this.active = document;
-    if (document) this.view.setState(document.state);
+    if (document && !this.cycling) this.recent = [document, ...this.recent.filter((other) => other !== document)];
+    if (document) {
+      this.view.setState(document.state);
+      if (wraps(document.state) !== this.wrap) this.view.dispatch({ effects: wordWrap.reconfigure(wrapExtension(this.wrap)) });
+    }
     this.showEditor(document !== undefined);
     this.renderTabs();
     this.renderConflict();
@@ -312,19 +456,33 @@ export class Workbench {
       this.tabs,
       ...[...this.documents.values()].map((document) => {
         const name = document.path.split('/').at(-1)!;
+        // The tab's name is a button (the active one aria-current); its close button sits beside it, not inside.
         return h(
           'div',
           {
             class: `tab${document === this.active ? ' active' : ''}${document.dirty ? ' dirty' : ''}`,
-            role: 'tab',
-            'aria-selected': document === this.active ? 'true' : 'false',
             title: document.path,
             'data-path': document.path,
             onclick: () => void this.switchTo(document),
+            // The middle button closes, as in every editor.
+            onauxclick: (event: Event) => {
+              if ((event as MouseEvent).button === 1) void this.close(document);
+            },
+            onmousedown: (event: Event) => {
+              if ((event as MouseEvent).button === 1) event.preventDefault();
+            },
           },
-          h('span', { class: 'tab-name' }, name),
+          h(
+            'button',
+            {
+              class: 'tab-name',
+              'aria-current': document === this.active ? 'true' : undefined,
+              'aria-label': document.dirty ? `${name}, unsaved` : name,
+            },
+            name,
+          ),
           document.readOnly ? h('span', { class: 'tab-flag' }, 'read-only') : null,
-          h('span', { class: 'unsaved', title: 'Unsaved changes', 'aria-label': document.dirty ? 'unsaved' : undefined }, document.dirty ? '●' : ''),
+          h('span', { class: 'unsaved', title: 'Unsaved changes', 'aria-hidden': 'true' }, document.dirty ? '●' : ''),
           h(
             'button',
             {
@@ -343,11 +501,12 @@ export class Workbench {
     );
   }
 
-  private async switchTo(document: OpenDocument): Promise<void> {
+  private async switchTo(document: OpenDocument, focus = true): Promise<void> {
     this.activate(document);
+    this.tabs.querySelector('.tab.active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (focus) this.view.focus();
     // The server's active document follows the window's (insert-at-cursor without a path goes there).
     await api('POST', '/api/editor/open', { path: document.path }).catch(() => undefined);
-    this.view.focus();
   }
 
   private renderConflict(): void {
@@ -361,4 +520,9 @@ export class Workbench {
       h('button', { class: 'overwrite', onclick: () => void this.save(document, { overwrite: true }) }, 'Overwrite the file with mine'),
     );
   }
+}
+
+/** Whether `path` is `key` or lies in the folder `key`. */
+function atOrUnder(path: string, key: string): boolean {
+  return path === key || path.startsWith(`${key}/`);
 }

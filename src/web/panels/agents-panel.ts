@@ -1,6 +1,16 @@
-// The agents panel: start a task on files (globs) with a model, follow its steps live from
-// `agent:step` events, review each change as a diff once it ends, cancel it, revert it.
-import type { AgentRunRequest, AgentTask } from '../../contracts/local-resources.ts';
+// The agents panel: a task is a conversation. The first message starts a task (its scope the
+// workspace, or the files the composer's chips name), later ones continue it
+// (POST /api/agent/message/:taskId) with its context. The thread shows the user's messages, the
+// agent's work folded per stretch of tool calls, its words, how it ended, and a command waiting
+// for approval with its buttons; under it, every file the task changed as a diff to accept or
+// reject per change and per file. A list switches between conversations; everything follows the
+// event stream (agent:start, agent:message, agent:step, agent:approval, agent:complete).
+import type { EditorView } from '@codemirror/view';
+import type { AgentRunRequest, AgentStep, AgentTask } from '../../contracts/local-resources.ts';
+import { Composer, type ComposedMessage, type EditorContext } from '../agents/composer.ts';
+import { ChangeReview } from '../agents/review.ts';
+import { threadItems } from '../agents/thread.ts';
+import '../agents/agents.css';
 import { api, ApiError, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
 import type { EventStream } from '../events.ts';
@@ -13,55 +23,89 @@ interface TaskListEntry {
   createdAt: string;
 }
 
-interface StepEvent {
-  taskId: string;
-  index: number;
-  kind: string;
-  tool?: string;
-  ok?: boolean;
-  text: string;
-  diff?: string;
+/** What the panel needs of the editor: the active file and its selection (the composer's context), and opening a file. */
+export interface AgentEditor {
+  readonly activeDocument: { path: string } | undefined;
+  readonly editorView: EditorView;
+  open(path: string): unknown;
 }
 
+/** The scope of a task started without files: the whole workspace (the agent reads everything anyway). */
+const WORKSPACE = ['**'];
+/** Steps read per request of the step log (its most). */
+const STEP_PAGE = 500;
+
+/**
+ * The panel.
+ *
+ * @example
+ *   const agents = new AgentsPanel(notify, events, workbench);
+ *   side.append(agents.element);
+ *   await agents.refreshList();
+ */
 export class AgentsPanel {
   readonly element = h('section', { class: 'panel agents-panel', 'aria-label': 'Agents' });
-  private readonly task = h('textarea', { id: 'agent-task', rows: 3, placeholder: 'What should the agent do?', 'aria-label': 'Task' });
-  private readonly globs = h('input', { id: 'agent-files', placeholder: 'Files it may change, e.g. src/**/*.ts', 'aria-label': 'Files (globs)' });
-  private readonly model = h('input', { id: 'agent-model', placeholder: 'Model (default when empty)', 'aria-label': 'Model' });
-  private readonly problem = h('p', { class: 'agent-problem', role: 'alert' });
-  private readonly list = h('ul', { class: 'agent-tasks' });
-  private readonly detail = h('div', { class: 'agent-detail' });
+  private readonly list = h('ul', { class: 'agent-tasks', 'aria-label': 'Conversations' });
+  private readonly state = h('p', { class: 'agent-summary', id: 'agent-state', role: 'status' });
+  private readonly actions = h('div', { class: 'buttons agent-actions' });
+  private readonly thread = h('ol', { class: 'agent-thread' });
+  /** The thread's live region: a list inside it, so that its items stay list items for assistive technology. */
+  private readonly log = h('div', { class: 'agent-log', role: 'log', 'aria-label': 'Conversation', 'aria-live': 'polite' }, this.thread);
+  private readonly composer: Composer;
+  private readonly review: ChangeReview;
   private selected: string | undefined;
-  private steps: StepEvent[] = [];
+  private task: AgentTask | undefined;
+  private steps: AgentStep[] = [];
+  /** Folded stretches of work the user opened (by their first step), kept open across re-renders. */
+  private readonly open = new Set<number>();
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  /** What the review last showed: it reads both sides of every file again only when this changes. */
+  private reviewed = '';
 
   constructor(
     private readonly notify: (text: string, level?: 'info' | 'warning' | 'error') => void,
     events: EventStream,
+    private readonly editor: AgentEditor,
   ) {
-    const form = h(
-      'form',
-      { class: 'agent-form' },
-      this.task,
-      this.globs,
-      this.model,
-      h('button', { type: 'submit', id: 'agent-run' }, 'Run task'),
-      this.problem,
+    this.composer = new Composer(
+      () => this.editorContext(),
+      (message) => this.send(message),
     );
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.run();
+    this.review = new ChangeReview({
+      notify,
+      open: (path) => void this.editor.open(path),
+      changed: (task) => {
+        this.task = task;
+        this.render();
+      },
     });
-    fill(this.element, h('div', { class: 'panel-title' }, 'Agents'), form, this.list, this.detail);
+    fill(
+      this.element,
+      h(
+        'div',
+        { class: 'panel-title agent-title' },
+        h('span', {}, 'Agents'),
+        h('button', { type: 'button', id: 'agent-new', title: 'Start a new conversation', onclick: () => this.startNew() }, 'New'),
+      ),
+      this.list,
+      h('div', { class: 'agent-conversation' }, this.state, this.actions, this.log, this.review.element),
+      this.composer.element,
+    );
+    this.startNew();
     events.on('agent:start', () => void this.refreshList());
-    events.on('agent:step', (event) => {
-      const step = event.data as unknown as StepEvent;
-      if (step.taskId !== this.selected) return;
-      this.steps.push(step);
-      this.renderSteps();
+    events.on('agent:message', (event) => {
+      void this.refreshList();
+      this.follow(event.data['taskId']);
     });
+    for (const type of ['agent:step', 'agent:approval']) events.on(type, (event) => this.follow(event.data['taskId']));
     events.on('agent:complete', (event) => {
       void this.refreshList();
-      if (this.selected !== undefined && event.data['taskId'] === this.selected) void this.show(this.selected);
+      this.follow(event.data['taskId']);
+    });
+    events.onResync(() => {
+      void this.refreshList();
+      if (this.selected) void this.refresh();
     });
   }
 
@@ -73,13 +117,13 @@ export class AgentsPanel {
         ...tasks.map((task) =>
           h(
             'li',
-            {
-              class: `agent-task ${task.status}${task.taskId === this.selected ? ' selected' : ''}`,
-              'data-task': task.taskId,
-              onclick: () => void this.show(task.taskId),
-            },
-            h('span', { class: 'agent-status' }, task.status),
-            ` ${task.task.slice(0, 80)}`,
+            { class: `agent-task ${task.status}${task.taskId === this.selected ? ' selected' : ''}`, 'data-task': task.taskId },
+            h(
+              'button',
+              { type: 'button', 'aria-current': task.taskId === this.selected ? 'true' : undefined, onclick: () => void this.show(task.taskId) },
+              h('span', { class: 'agent-status' }, task.status),
+              ` ${task.task.slice(0, 80)}`,
+            ),
           ),
         ),
       );
@@ -88,124 +132,157 @@ export class AgentsPanel {
     }
   }
 
-  private async run(): Promise<void> {
-    const task = this.task.value.trim();
-    const files = this.globs.value.split(/[\s,]+/).filter(Boolean);
-    this.problem.textContent = '';
-    if (!task || files.length === 0) {
-      this.problem.textContent = 'Say what to do, and which files it may change.';
-      return;
-    }
-    const request: AgentRunRequest = { task, files, ...(this.model.value.trim() ? { model: this.model.value.trim() } : {}) };
-    try {
-      const started = await api<{ taskId: string; estimatedTime: number }>('POST', '/api/agent/run', request);
-      this.notify(`Agent task started (about ${started.estimatedTime} s).`);
-      await this.show(started.taskId);
-      await this.refreshList();
-    } catch (error) {
-      this.problem.textContent = inWords(error);
-    }
-  }
-
-  private async show(taskId: string): Promise<void> {
-    const switching = taskId !== this.selected;
-    this.selected = taskId;
-    try {
-      const task = await api<AgentTask>('GET', `/api/agent/status/${encodeURIComponent(taskId)}`);
-      if (switching || task.status !== 'running') {
-        const { steps } = await api<{ steps: StepEvent[] }>('GET', `/api/agent/steps/${encodeURIComponent(taskId)}?limit=500`);
-        this.steps = steps.map((step) => ({ ...step, taskId }));
+  /** Shows a conversation from its start. */
+  async show(taskId: string): Promise<void> {
+    if (taskId !== this.selected) {
+      this.selected = taskId;
+      this.task = undefined;
+      this.steps = [];
+      this.open.clear();
+      this.reviewed = '';
+      for (const item of this.list.querySelectorAll('.agent-task')) {
+        const selected = item.getAttribute('data-task') === taskId;
+        item.classList.toggle('selected', selected);
+        item.querySelector('button')?.toggleAttribute('aria-current', selected);
       }
-      this.renderTask(task);
-    } catch (error) {
-      fill(this.detail, h('p', { class: 'agent-problem' }, inWords(error)));
+    }
+    await this.refresh();
+  }
+
+  /** An empty conversation: the next message starts a task. */
+  private startNew(): void {
+    this.selected = undefined;
+    this.task = undefined;
+    this.steps = [];
+    this.reviewed = '';
+    for (const item of this.list.querySelectorAll('.agent-task.selected')) item.classList.remove('selected');
+    this.state.textContent = 'A new conversation: say what the agent should do.';
+    fill(this.actions);
+    fill(this.thread);
+    this.review.clear();
+    this.composer.setMode('new');
+    this.composer.focus();
+  }
+
+  /** An event of a task: the shown one is read again (at most one read at a time, one more queued). */
+  private follow(taskId: unknown): void {
+    if (typeof taskId === 'string' && taskId === this.selected) void this.refresh();
+  }
+
+  private refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = this.read()
+      .catch((error) => {
+        this.state.textContent = inWords(error);
+      })
+      .finally(() => {
+        this.refreshing = undefined;
+        if (this.again) {
+          this.again = false;
+          void this.refresh();
+        }
+      });
+    return this.refreshing;
+  }
+
+  /** Reads the shown task's status and the steps of its log not read yet. */
+  private async read(): Promise<void> {
+    const taskId = this.selected;
+    if (!taskId) return;
+    const task = await api<AgentTask>('GET', `/api/agent/status/${encodeURIComponent(taskId)}`);
+    const steps = [...this.steps];
+    for (;;) {
+      const after = steps.at(-1)?.index ?? 0;
+      const page = await api<{ steps: AgentStep[] }>('GET', `/api/agent/steps/${encodeURIComponent(taskId)}?after=${after}&limit=${STEP_PAGE}`);
+      steps.push(...page.steps);
+      if (page.steps.length < STEP_PAGE) break;
+    }
+    if (taskId !== this.selected) return;
+    this.task = task;
+    this.steps = steps;
+    this.render();
+  }
+
+  private render(): void {
+    const task = this.task;
+    if (!task) return;
+    const running = task.status === 'running';
+    this.state.textContent = [
+      running ? (task.approval ? 'waiting for your approval' : 'running') : task.status,
+      `${task.steps} turn${task.steps === 1 ? '' : 's'}`,
+      `${task.tokens} tokens`,
+      task.model,
+      task.revertedAt ? 'reverted' : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    fill(this.actions, running ? h('button', { type: 'button', id: 'agent-cancel', onclick: () => void this.cancel(task.taskId) }, 'Cancel') : null);
+    const atEnd = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
+    fill(this.thread, ...threadItems(task, this.steps, this.open, (approvalId, decision) => void this.approve(task.taskId, approvalId, decision)));
+    if (atEnd) this.log.scrollTop = this.log.scrollHeight;
+    this.composer.setMode(running ? 'busy' : 'follow-up');
+    const reviewed = JSON.stringify([task.taskId, task.status, task.revertedAt, task.changes]);
+    if (reviewed !== this.reviewed) {
+      this.reviewed = reviewed;
+      void this.review.show(task);
     }
   }
 
-  private renderTask(task: AgentTask): void {
-    const running = task.status === 'running';
-    fill(
-      this.detail,
-      h('h3', {}, task.task),
-      h(
-        'p',
-        { class: 'agent-summary', id: 'agent-state' },
-        `${task.status}${task.reason ? ` (${task.reason})` : ''} · ${task.steps} steps · ${task.tokens} tokens · ${task.model}`,
-        task.revertedAt ? ' · reverted' : '',
-      ),
-      task.error ? h('p', { class: 'agent-problem' }, task.error) : null,
-      task.summary ? h('p', { class: 'agent-words' }, task.summary) : null,
-      h(
-        'div',
-        { class: 'buttons' },
-        running ? h('button', { onclick: () => void this.act('cancel', task.taskId) }, 'Cancel') : null,
-        !running && task.changes.length > 0 && !task.revertedAt
-          ? h('button', { id: 'agent-revert', onclick: () => void this.act('revert', task.taskId) }, 'Revert all')
-          : null,
-      ),
-      h('div', { class: 'agent-steps' }),
-      h(
-        'div',
-        { class: 'agent-changes' },
-        ...task.changes.map((change) =>
-          h('div', { class: 'agent-change' }, h('div', { class: 'change-file' }, `${change.action} ${change.file}`), diffView(change.diff)),
-        ),
-      ),
-    );
-    this.renderSteps();
-  }
-
-  private renderSteps(): void {
-    const host = this.detail.querySelector('.agent-steps');
-    if (!host) return;
-    fill(
-      host,
-      h(
-        'ol',
-        { class: 'step-list' },
-        ...this.steps.map((step) =>
-          h(
-            'li',
-            { class: `step ${step.kind}${step.ok === false ? ' failed' : ''}` },
-            h('span', { class: 'step-kind' }, step.tool ?? step.kind),
-            ' ',
-            step.text.slice(0, 300),
-            step.diff ? diffView(step.diff) : null,
-          ),
-        ),
-      ),
-    );
-  }
-
-  private async act(kind: 'cancel' | 'revert', taskId: string): Promise<void> {
+  /** The composer's message: a new task, or the next message of the shown one. */
+  private async send(message: ComposedMessage): Promise<boolean> {
     try {
-      const task = await api<AgentTask>('POST', `/api/agent/${kind}/${encodeURIComponent(taskId)}`);
-      this.renderTask(task);
-      this.notify(kind === 'revert' ? 'The task’s changes were reverted.' : 'The task was cancelled.');
+      if (this.selected === undefined) {
+        const request: AgentRunRequest = {
+          task: message.text,
+          files: message.files.length ? message.files : WORKSPACE,
+          ...(message.model ? { model: message.model } : {}),
+        };
+        const started = await api<{ taskId: string }>('POST', '/api/agent/run', request);
+        await this.show(started.taskId);
+        await this.refreshList();
+      } else {
+        await api('POST', `/api/agent/message/${encodeURIComponent(this.selected)}`, { message: message.text });
+        await this.refresh();
+      }
+      return true;
+    } catch (error) {
+      this.notify(inWords(error), 'error');
+      return false;
+    }
+  }
+
+  private async approve(taskId: string, approvalId: string, decision: 'once' | 'always' | 'deny'): Promise<void> {
+    try {
+      this.task = await api<AgentTask>('POST', `/api/agent/approve/${encodeURIComponent(taskId)}`, { approvalId, decision });
+      this.render();
+    } catch (error) {
+      this.notify(inWords(error), 'error');
+      await this.refresh();
+    }
+  }
+
+  private async cancel(taskId: string): Promise<void> {
+    try {
+      this.task = await api<AgentTask>('POST', `/api/agent/cancel/${encodeURIComponent(taskId)}`);
+      this.render();
     } catch (error) {
       const files = error instanceof ApiError && error.files?.length ? ` Files: ${error.files.join(', ')}.` : '';
       this.notify(inWords(error) + files, 'error');
     }
   }
-}
 
-/** A unified diff, one line each, coloured by what the line does. */
-export function diffView(diff: string): HTMLElement {
-  return h(
-    'pre',
-    { class: 'diff' },
-    ...diff.split('\n').map((line) => {
-      const kind =
-        line.startsWith('+++') || line.startsWith('---')
-          ? 'file'
-          : line.startsWith('+')
-            ? 'add'
-            : line.startsWith('-')
-              ? 'del'
-              : line.startsWith('@@')
-                ? 'hunk'
-                : 'ctx';
-      return h('span', { class: `diff-line ${kind}` }, line + '\n');
-    }),
-  );
+  /** The active file and its selection (whole lines), for the composer's chips. */
+  private editorContext(): EditorContext | undefined {
+    const document = this.editor.activeDocument;
+    if (!document) return undefined;
+    const { state } = this.editor.editorView;
+    const range = state.selection.main;
+    if (range.empty) return { path: document.path };
+    const from = state.doc.lineAt(range.from);
+    const to = state.doc.lineAt(range.to);
+    return { path: document.path, selection: { fromLine: from.number, toLine: to.number, text: state.sliceDoc(from.from, to.to) } };
+  }
 }

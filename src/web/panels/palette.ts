@@ -23,7 +23,7 @@ interface ExtensionCommand {
 export class Palette {
   readonly element = h('div', { class: 'palette-backdrop', hidden: true });
   private readonly input = h('input', { class: 'palette-input', placeholder: 'Type a command', 'aria-label': 'Command', autocomplete: 'off' });
-  private readonly list = h('ul', { class: 'palette-list', role: 'listbox' });
+  private readonly list = h('ul', { class: 'palette-list', role: 'listbox', 'aria-label': 'Commands', tabindex: 0 });
   private commands: PaletteCommand[] = [];
   private shown: PaletteCommand[] = [];
   private chosen = 0;

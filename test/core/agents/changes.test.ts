@@ -4,7 +4,9 @@
 // document changes live; two tasks never edit the same file.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { STATUS_DIFF_CHARS, STEP_DIFF_CHARS } from '../../../src/core/agents/diffs.ts';
 import { RevertConflictError } from '../../../src/core/agents/errors.ts';
+import { AGENT_FILE_LIMIT } from '../../../src/core/agents/files/agent-files.ts';
 import { STEP_TEXT_LIMIT } from '../../../src/core/agents/types.ts';
 import { agentHarness, calls, chatRequest, MATH, says } from './support.ts';
 
@@ -174,5 +176,59 @@ describe('agent edits and the user', () => {
     assert.match(read.text, /… \[\d+ more characters\]$/);
     // The model itself got the whole read (400 lines).
     assert.match(chatRequest(h.fake, 1).at(-1)!.content!, /^src\/long\.ts, lines 1–400 of 2000:[\s\S]*\n… 1600 more lines: read_file with start_line 401\.$/);
+  });
+
+  it('refuses a write over the agents’ file limit, telling the model; nothing is written or recorded', async (t) => {
+    const big = 'x'.repeat(AGENT_FILE_LIMIT) + '\n';
+    const h = await agentHarness(t, { files: { 'src/a.ts': 'export const a = 1;\n' } });
+    // One JSON body: 2 MiB of arguments streamed in 7-character pieces would take long.
+    h.fake.chat.queue(
+      {
+        ...calls(
+          ['create_file', { path: 'src/big.ts', content: big }],
+          ['read_file', { path: 'src/a.ts' }],
+          ['edit_file', { path: 'src/a.ts', search: 'export const a = 1;\n', replace: big }],
+        ),
+        json: true,
+      },
+      says('Could not.'),
+    );
+    const { taskId } = await h.agents.run({ task: 'Write a lot', files: ['src/**'] });
+    await h.completed(taskId);
+    const tools = (await h.agents.steps(taskId)).filter((step) => step.kind === 'tool');
+    const refusal = /^src\/(big|a)\.ts would be 1,048,577 bytes; agents write files of at most 1,048,576 bytes \(1 MiB\)\. Nothing was written/;
+    assert.deepEqual(
+      tools.map((step) => [step.tool, step.ok]),
+      [
+        ['create_file', false],
+        ['read_file', true],
+        ['edit_file', false],
+      ],
+    );
+    assert.match(tools[0]!.text, refusal);
+    assert.match(tools[2]!.text, refusal);
+    assert.match(chatRequest(h.fake, 1).find((message) => message.role === 'tool')!.content!, refusal);
+    assert.equal(h.file('src/big.ts'), null);
+    assert.equal(h.file('src/a.ts'), 'export const a = 1;\n');
+    assert.deepEqual((await h.agents.status(taskId)).changes, []);
+  });
+
+  it('cuts a large diff in the status and the step log at a line’s end, saying so; the file has every line', async (t) => {
+    const content = 'export const line = "0123456789012345678901234567890123456789";\n'.repeat(15_000);
+    const h = await agentHarness(t, { files: { 'src/a.ts': 'export const a = 1;\n' } });
+    h.fake.chat.queue({ ...calls(['create_file', { path: 'src/big.ts', content }]), json: true }, says('Done.'));
+    const { taskId } = await h.agents.run({ task: 'Write a lot', files: ['src/**'] });
+    await h.completed(taskId);
+    assert.equal(h.file('src/big.ts'), content);
+    const [change] = (await h.agents.status(taskId)).changes;
+    const cut = /\n\\ diff too large: (\d+) characters, the first (\d+) shown\n$/;
+    const [, total, shown] = cut.exec(change!.diff)!;
+    assert.ok(Number(total) > content.length, 'the note gives the whole diff’s length');
+    assert.ok(Number(shown) <= STATUS_DIFF_CHARS);
+    assert.equal(change!.diff.length, Number(shown) + change!.diff.match(cut)![0].length - 1);
+    assert.ok(change!.diff.startsWith('--- /dev/null\n+++ b/src/big.ts\n'));
+    const step = (await h.agents.steps(taskId)).find((entry) => entry.tool === 'create_file')!;
+    assert.match(step.diff!, cut);
+    assert.ok(Number(cut.exec(step.diff!)![2]) <= STEP_DIFF_CHARS);
   });
 });

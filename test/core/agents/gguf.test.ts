@@ -25,7 +25,7 @@ after(() => remove());
 describe('agents on a gguf model', () => {
   it('a model that always calls tools runs grammar-constrained calls until its step budget, and the file is left whole', TIMEOUT, async (t) => {
     const h = await agentHarness(t, { gguf: calling.file });
-    const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/**'], budgets: { maxSteps: 3, maxTokens: 1_300 } });
+    const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/**'], budgets: { maxSteps: 3, maxTokens: 1_600 } });
     await h.completed(taskId, LIMIT_MS);
     const status = await h.agents.status(taskId);
     assert.equal(status.model, 'tiny');
@@ -43,7 +43,7 @@ describe('agents on a gguf model', () => {
 
   it('a model that babbles ends within its budget with a reason', TIMEOUT, async (t) => {
     const h = await agentHarness(t, { gguf: babbling.file });
-    const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/**'], budgets: { maxSteps: 3, maxTokens: 1_300 } });
+    const { taskId } = await h.agents.run({ task: 'Rename add to sum', files: ['src/**'], budgets: { maxSteps: 3, maxTokens: 1_600 } });
     await h.completed(taskId, LIMIT_MS);
     const status = await h.agents.status(taskId);
     assert.ok(status.steps >= 1 && status.steps <= 3, String(status.steps));

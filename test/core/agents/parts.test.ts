@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatMessage, ChatResult } from '../../../src/core/completion/chat.ts';
+import { boundedDiffs, cutDiff, STATUS_DIFF_CHARS, STATUS_DIFFS_CHARS } from '../../../src/core/agents/diffs.ts';
 import { ModelSpeeds } from '../../../src/core/agents/estimate.ts';
 import { ChangeLog } from '../../../src/core/agents/files/change-log.ts';
 import { compactConversation } from '../../../src/core/agents/loop/conversation.ts';
@@ -96,12 +97,43 @@ describe('ModelSpeeds', () => {
 describe('agent settings', () => {
   it('takes settings.json over the configuration, and a request’s budgets over both', () => {
     const settings = agentSettings(
-      { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300 },
+      { maxSteps: 40, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300, approvalTimeoutSeconds: 300 },
       { maxSteps: 10, commands: ['npm test'] },
     );
-    assert.deepEqual(settings, { maxSteps: 10, maxTokens: 500_000, timeoutSeconds: 900, commandTimeoutSeconds: 300, commands: ['npm test'] });
+    assert.deepEqual(settings, {
+      maxSteps: 10,
+      maxTokens: 500_000,
+      timeoutSeconds: 900,
+      commandTimeoutSeconds: 300,
+      approvalTimeoutSeconds: 300,
+      commands: ['npm test'],
+    });
     assert.deepEqual(resolveBudgets(settings, { timeoutSeconds: 30 }), { maxSteps: 10, maxTokens: 500_000, timeoutSeconds: 30 });
     assert.throws(() => resolveBudgets(settings, { maxSteps: 0 }), { code: 'validation_error' });
     assert.throws(() => resolveBudgets(settings, { maxTokens: 1.5 }), { code: 'validation_error' });
+  });
+});
+
+describe('diffs in the status', () => {
+  it('cuts a diff at the last line end within its limit, with a line saying so; a short one is left as it is', () => {
+    const diff = '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
+    assert.equal(cutDiff(diff, diff.length), diff);
+    assert.equal(cutDiff(diff, 20), `--- a/x\n+++ b/x\n\\ diff too large: ${diff.length} characters, the first 16 shown\n`);
+    assert.equal(cutDiff(diff, 3), `\\ diff too large: ${diff.length} characters, the first 0 shown\n`);
+  });
+
+  it('bounds each change’s diff, and all of them together', () => {
+    const line = `+${'y'.repeat(99)}\n`;
+    const changes = Array.from({ length: 30 }, (_, i) => ({ file: `f${i}`, action: 'created' as const, diff: line.repeat(1000) }));
+    const bounded = boundedDiffs(changes);
+    assert.deepEqual(
+      bounded.map((change) => change.file),
+      changes.map((change) => change.file),
+    );
+    for (const change of bounded) assert.ok(change.diff.length <= STATUS_DIFF_CHARS + 80, `${change.diff.length}`);
+    const total = bounded.reduce((sum, change) => sum + change.diff.length, 0);
+    assert.ok(total <= STATUS_DIFFS_CHARS + 30 * 80, `${total}`);
+    assert.match(bounded.at(-1)!.diff, /^\\ diff too large: 101000 characters, the first 0 shown\n$/);
+    assert.equal(boundedDiffs(changes.slice(0, 1).map((change) => ({ ...change, diff: line })))[0]!.diff, line);
   });
 });

@@ -102,8 +102,8 @@ describe('agent runtime: tool calls', () => {
     assert.ok(request.messages[1].content.includes(`src/math.ts\n\`\`\`\n${MATH}\`\`\``), 'the file in full, in a fence');
     assert.deepEqual(
       request.tools.map((tool: { function: { name: string } }) => tool.function.name),
-      ['list_files', 'read_file', 'search', 'edit_file', 'create_file', 'delete_file', 'rename_file'],
-      'no run_command without commands in settings.json',
+      ['list_files', 'read_file', 'search', 'edit_file', 'create_file', 'delete_file', 'rename_file', 'run_command'],
+      'run_command even without commands in settings.json: the model may ask for one',
     );
     // Shown in the first message counts as read: the edit applied without a read_file.
     assert.equal(h.file('src/math.ts'), SUM);
@@ -129,6 +129,30 @@ describe('agent runtime: tool calls', () => {
     assert.match(chatRequest(h.fake, 2).at(-1)!.content!, /^There is no tool "open_file"\. The tools are: list_files, read_file, search, edit_file/);
     assert.equal(h.file('src/math.ts'), SUM);
     assert.equal((await h.agents.status(taskId)).reason, 'done');
+  });
+
+  it('never echoes a tool name whole: one of 100,000 characters is quoted in a few words, and kept short in the step log', async (t) => {
+    const h = await agentHarness(t);
+    const name = `x${'y'.repeat(99_999)}`;
+    h.fake.chat.queue(calls([name, {}]), calls([`${name}!`, '{broken']), says('Done.'));
+    const { taskId } = await h.agents.run({ task: 'Look', files: ['src/math.ts'] });
+    await h.completed(taskId);
+    const unknown = chatRequest(h.fake, 1).at(-1)!.content!;
+    assert.match(unknown, /^There is no tool "xy+…" \(100000 characters\)\. The tools are: list_files/);
+    assert.ok(unknown.length < 300, `told in ${unknown.length} characters`);
+    const unreadable = chatRequest(h.fake, 2).at(-1)!.content!;
+    assert.match(unreadable, /^Your call of "xy+…" \(100001 characters\) could not be read: /);
+    assert.ok(unreadable.length < 400, `told in ${unreadable.length} characters`);
+    const steps = (await h.agents.steps(taskId)).filter((step) => step.kind === 'tool');
+    assert.deepEqual(
+      steps.map((step) => step.tool),
+      [`${name.slice(0, 64)}… (100000 characters)`, `${name.slice(0, 64)}… (100001 characters)`],
+    );
+    const events = h.events.filter((event) => event.type === 'agent:step' && event.data.kind === 'tool');
+    assert.ok(
+      events.every((event) => String(event.data.tool).length < 100),
+      'the events carry the short name',
+    );
   });
 
   it('ends a task whose answers cannot be acted on three turns in a row (unusable_answers)', async (t) => {
@@ -315,9 +339,9 @@ describe('agent runtime: refused at once', () => {
     await assert.rejects(h.agents.run({ task: 'x', files: ['src/**'], model: 'gpt-9' }), { code: 'unknown_model' });
     await assert.rejects(h.agents.run({ task: 'x', files: ['src/**'], model: 'builtin' }), (error: Error & { code?: string; hint?: string }) => {
       assert.equal(error.code, 'bad_request');
-      assert.match(error.message, /cannot chat\. Agents need a model that can chat\. Models that can chat: fake-coder\./);
+      assert.match(error.message, /cannot chat\. Agents need a model that can chat\.$/);
+      assert.match(error.hint!, /^Models that can chat: fake-coder\. To add one: Set openai\.baseUrl and openai\.model/);
       assert.match(error.hint!, /loom models pull/);
-      assert.match(error.hint!, /"completion": \{"openai"/);
       return true;
     });
     assert.equal(h.fake.requests.length, 0, 'no model was asked');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { compileGlob, GlobSet } from '../../../src/core/agents/scope/glob.ts';
 import { walkFiles, withSizes } from '../../../src/core/agents/scope/walk.ts';
+import { WorkspacePaths } from '../../../src/core/workspace/paths.ts';
 
 describe('compileGlob', () => {
   const cases: [string, string[], string[]][] = [
@@ -43,6 +44,24 @@ describe('compileGlob', () => {
       assert.throws(() => compileGlob(bad), { code: 'validation_error' }, JSON.stringify(bad));
     }
     assert.throws(() => compileGlob(42 as unknown as string), { code: 'validation_error', message: 'The glob "42" is not a string.' });
+    assert.throws(() => compileGlob('src/[z-a].ts'), {
+      code: 'validation_error',
+      message: 'The glob "src/[z-a].ts" cannot be matched: invalid character class range `z-a`.',
+    });
+  });
+
+  it('matches in time linear in the path, whatever the stars', () => {
+    // Each takes a backtracking matcher longer than anyone waits: every way to place the stars is tried.
+    assert.equal(compileGlob(`${'*a'.repeat(40)}*b`).matches('a'.repeat(200)), false);
+    assert.equal(compileGlob(`${'*a'.repeat(40)}*b`).matches(`${'a'.repeat(200)}b`), true);
+    assert.equal(compileGlob(`${'**/'.repeat(50)}*b`).matches(`${'a/'.repeat(300)}c`), false);
+    assert.equal(compileGlob(`{*a,a*}${'{*a,a*}'.repeat(30)}b`).matches('a'.repeat(100)), false);
+  });
+
+  it('reads class brackets literally and lets ** match a name holding a newline', () => {
+    assert.ok(compileGlob('src/[[a].ts').matches('src/[.ts'));
+    assert.ok(!compileGlob('src/[[a].ts').matches('src/b.ts'));
+    assert.ok(compileGlob('src/**').matches('src/a\nb.ts'));
   });
 });
 
@@ -55,12 +74,13 @@ describe('walkFiles', () => {
       fs.writeFileSync(path.join(root, file), 'x');
     }
     fs.symlinkSync('/etc', path.join(root, 'etc-link'));
-    const all = await walkFiles(root, '', () => true, { limit: 100 });
+    const paths = new WorkspacePaths(root);
+    const all = await walkFiles(paths, '', () => true, { limit: 100 });
     assert.deepEqual(all.files, ['a.ts', 'b.ts', 'src/.env', 'src/c.ts']);
-    assert.deepEqual(await withSizes(root, ['a.ts', 'gone.ts']), [{ path: 'a.ts', size: 1 }]);
-    assert.deepEqual((await walkFiles(root, 'node_modules/x', () => true, { limit: 100 })).files, ['node_modules/x/i.js']);
-    assert.deepEqual((await walkFiles(root, '.git', () => true, { limit: 100 })).files, []);
-    const limited = await walkFiles(root, '', () => true, { limit: 2 });
+    assert.deepEqual(await withSizes(paths, ['a.ts', 'gone.ts']), [{ path: 'a.ts', size: 1 }]);
+    assert.deepEqual((await walkFiles(paths, 'node_modules/x', () => true, { limit: 100 })).files, ['node_modules/x/i.js']);
+    assert.deepEqual((await walkFiles(paths, '.git', () => true, { limit: 100 })).files, []);
+    const limited = await walkFiles(paths, '', () => true, { limit: 2 });
     assert.deepEqual([limited.files.length, limited.truncated], [2, true]);
   });
 });

@@ -7,21 +7,29 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { EditorFiles } from '../../../src/core/agents/files/agent-files.ts';
 import { AgentManager } from '../../../src/core/agents/manager.ts';
+import type { AgentTaskRepository } from '../../../src/core/agents/records.ts';
 import type { AgentSettings } from '../../../src/core/agents/settings.ts';
 import type { Clock } from '../../../src/core/clock.ts';
 import { BuiltinModel, BuiltinProvider } from '../../../src/core/completion/builtin/index.ts';
 import { ProviderSet } from '../../../src/core/completion/providers.ts';
 import { EventBus, type LoomEvent } from '../../../src/core/events/bus.ts';
-import { GgufProvider } from '../../../src/core/models/gguf.ts';
-import { OpenAiProvider } from '../../../src/core/models/openai.ts';
+import { GgufProvider } from '../../../src/adapters/models/gguf.ts';
+import { OpenAiProvider } from '../../../src/adapters/models/openai.ts';
 import { Documents } from '../../../src/core/workspace/documents.ts';
 import { WorkspacePaths } from '../../../src/core/workspace/paths.ts';
-import type { Store } from '../../../src/store/index.ts';
+import type { Store, StoreOptions } from '../../../src/store/index.ts';
 import { startFakeOpenAi, type FakeOpenAi, type ScriptedTurn } from '../../support/openai-fake.ts';
 import { openTestStore } from '../../support/store.ts';
 import { waitFor } from '../../support/wait.ts';
 
-export const SETTINGS: AgentSettings = { maxSteps: 20, maxTokens: 1_000_000, timeoutSeconds: 600, commands: [], commandTimeoutSeconds: 60 };
+export const SETTINGS: AgentSettings = {
+  maxSteps: 20,
+  maxTokens: 1_000_000,
+  timeoutSeconds: 600,
+  commands: [],
+  commandTimeoutSeconds: 60,
+  approvalTimeoutSeconds: 60,
+};
 
 export interface Harness {
   root: string;
@@ -30,6 +38,8 @@ export interface Harness {
   bus: EventBus;
   documents: Documents;
   events: LoomEvent[];
+  /** What the manager told the server's log. */
+  logged: { message: string; cause: unknown }[];
   agents: AgentManager;
   settings: AgentSettings;
   /** A file of the workspace, or null when missing. */
@@ -51,6 +61,10 @@ export interface HarnessOptions {
   noChatModel?: boolean;
   /** A gguf model file (the tiny random-weight ones), served as the default provider `tiny`. */
   gguf?: string;
+  /** The store (a STORE_DIALECTS one); a fresh SQLite one without. */
+  store?: StoreOptions;
+  /** Stands between the manager and the store's repository (to make writes fail). */
+  repository?: (stored: AgentTaskRepository) => AgentTaskRepository;
 }
 
 export async function agentHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
@@ -66,10 +80,11 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   }
   const fake = await startFakeOpenAi();
   t.after(() => fake.close());
-  const store = await openTestStore(t, { dataDir });
+  const store = await openTestStore(t, options.store ?? { dataDir });
   const paths = new WorkspacePaths(root);
   const bus = new EventBus();
   const events: LoomEvent[] = [];
+  const logged: Harness['logged'] = [];
   bus.subscribe((event) => void events.push(event));
   const documents = new Documents(paths, bus);
   const providers = new ProviderSet(
@@ -96,9 +111,14 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
       files: new EditorFiles(paths, documents),
       providers,
       events: bus,
-      repository: store.agentTasks,
+      repository: options.repository ? options.repository(store.agentTasks) : store.agentTasks,
       settings: () => settings,
       secrets: () => ['sk-provider-secret-123', 'loom_local_api_token_0123456789'],
+      // As settings.json's list in the app: an approval `always` adds to it.
+      rememberCommand: (command) => {
+        if (!settings.commands.includes(command)) settings.commands = [...settings.commands, command];
+      },
+      log: { error: (message, cause) => void logged.push({ message, cause }) },
       ...(options.clock ? { clock: options.clock } : {}),
     });
     await manager.start();
@@ -122,6 +142,7 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
     bus,
     documents,
     events,
+    logged,
     agents,
     settings,
     file: (relative) => (fs.existsSync(path.join(root, relative)) ? fs.readFileSync(path.join(root, relative), 'utf8') : null),

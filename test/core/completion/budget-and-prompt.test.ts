@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cutPrefix, cutSuffix } from '../../../src/core/completion/budget.ts';
 import { cursorFromPrompt, readsAsInstruction } from '../../../src/core/completion/prompt-rule.ts';
+import type { LoomError } from '../../../src/core/errors.ts';
 
 describe('budgets', () => {
   it('keeps short text whole and cuts long text at line boundaries', () => {
@@ -27,6 +28,25 @@ describe('prompt and context (local /api/ai/complete)', () => {
     const file = '  const a = 1;\n  const\n  const b = 2;\n';
     const cursor = cursorFromPrompt({ prompt: '  const', context: file, mode: 'auto', chat: false });
     assert.deepEqual([cursor.prefix, cursor.suffix], ['  const a = 1;\n  const', '\n  const b = 2;\n']);
+  });
+
+  it('takes the cursor between the prompt and `suffix` when a client sends one: a prompt that occurs again cannot move it', () => {
+    // With the file as context, `'` typed at its start (the editor closed it) ends at the line's end.
+    assert.deepEqual(cursorFromPrompt({ prompt: "'", context: "''", mode: 'continue', chat: false }), { prefix: "''", suffix: '', mode: 'fim' });
+    assert.deepEqual(cursorFromPrompt({ prompt: "'", context: '', suffix: "'", mode: 'continue', chat: false }), { prefix: "'", suffix: "'", mode: 'fim' });
+    assert.deepEqual(cursorFromPrompt({ prompt: 'import', context: '', suffix: '\nimport fs', mode: 'auto', chat: true }), {
+      prefix: 'import',
+      suffix: '\nimport fs',
+      mode: 'fim',
+    });
+    assert.throws(
+      () => cursorFromPrompt({ prompt: 'a', context: 'a b', suffix: ' b', mode: 'auto', chat: false }),
+      (error: LoomError) => error.code === 'bad_request',
+    );
+    assert.throws(
+      () => cursorFromPrompt({ prompt: 'Write a test', context: '', suffix: '', mode: 'instruct', chat: true }),
+      (error: LoomError) => error.code === 'bad_request',
+    );
   });
 
   it('appends a prompt the context lacks, unless it is an instruction to a chat model', () => {

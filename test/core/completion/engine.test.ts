@@ -1,6 +1,6 @@
 // The engine's own rules, over a scripted provider: these tests pin what the engine does
 // (selection, budgets, type-ahead, supersession, time limit, stop rules); the real providers
-// have their own tests under test/core/completion/builtin and test/core/models.
+// have their own tests under test/core/completion/builtin and test/adapters/models.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CompletionConfig } from '../../../src/core/completion/config.ts';

@@ -1,5 +1,5 @@
 // Which provider a conversation (an agent's) goes to: ProviderSet.selectChat over stand-in
-// providers; the real providers' chat has its tests in test/core/models.
+// providers; the real providers' chat has its tests in test/adapters/models.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CompletionConfig } from '../../../src/core/completion/config.ts';
@@ -70,7 +70,9 @@ describe('ProviderSet.selectChat', () => {
     assert.throws(
       () => set({ provider: 'builtin', openai: openaiSettings }).selectChat('builtin'),
       (error: LoomError) =>
-        error.code === 'bad_request' && /cannot chat/.test(error.message) && error.hint === 'Models that can chat: qwen2.5-coder:7b-instruct.',
+        error.code === 'bad_request' &&
+        /cannot chat/.test(error.message) &&
+        error.hint!.startsWith('Models that can chat: qwen2.5-coder:7b-instruct. To add one: '),
     );
     assert.throws(
       () => set({ provider: 'builtin' }).selectChat(),

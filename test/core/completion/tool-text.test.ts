@@ -83,6 +83,30 @@ describe('tool calls in text', () => {
     assert.equal(calls[0]!.argumentsText, '{"name": "read_file", "arguments": {"path": "a.ts"}', 'the raw text of what could not be read');
   });
 
+  it('refuses arguments nested deeper than tools take, in every form, never running out of stack', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const deepObject = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    assert.match(parseToolArguments(`{"path":${deep}}`).error!, /nested more than 64 deep/);
+    assert.match(parseToolArguments(deepObject).error!, /nested more than 64 deep/);
+    assert.deepEqual(parseToolArguments(`{"a":${'['.repeat(63)}${']'.repeat(63)}}`).error, undefined, '64 deep is taken');
+    const { calls } = readTextToolCalls(
+      [
+        `<tool_call>{"name": "read_file", "arguments": ${deepObject}}</tool_call>`,
+        `<tool_call>{"name": "search", "arguments": {"query": ${deep}}}</tool_call>`,
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      calls.map(({ name, error }) => [name, error]),
+      [
+        ['read_file', 'The arguments are nested more than 64 deep; a tool takes an object of plain values.'],
+        ['search', 'The arguments are nested more than 64 deep; a tool takes an object of plain values.'],
+      ],
+    );
+    // An earlier call written back for a server without tools: its raw text, not its parse.
+    const written = toolCallText({ id: 'call_1', name: 'read_file', argumentsText: deepObject });
+    assert.ok(written.startsWith('<tool_call>\n{"name":"read_file","arguments":"{\\"a\\":'));
+  });
+
   it('leaves an answer without calls as it is', () => {
     const answer = '  Nothing to call here.\n\n\n';
     assert.deepEqual(readTextToolCalls(answer), { text: answer, calls: [] });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { acceptsFile, skipsDirectory } from '../../../src/core/completion/builtin/index.ts';
 import { WorkspaceLearner, type LearningModel } from '../../../src/core/completion/workspace-learner.ts';
+import { WorkspacePaths } from '../../../src/core/workspace/paths.ts';
 import { waitFor } from '../../support/wait.ts';
 
 class RecordingModel implements LearningModel {
@@ -26,7 +27,7 @@ function setup(t: TestContext) {
   fs.mkdirSync(path.join(root, 'node_modules', 'dep'), { recursive: true });
   const model = new RecordingModel();
   let trained = 0;
-  const learner = new WorkspaceLearner(model, root, {
+  const learner = new WorkspaceLearner(model, new WorkspacePaths(root), {
     train: async () => void trained++,
     accepts: acceptsFile,
     skipsDirectory,
@@ -93,7 +94,7 @@ describe('workspace learner', () => {
     // A witness that follows the same folder: once it has learned the new file, the closed
     // learner has had every chance to, had it still been watching.
     const witness = new RecordingModel();
-    const open = new WorkspaceLearner(witness, root, { train: async () => {}, accepts: acceptsFile, skipsDirectory, debounceMs: 20 });
+    const open = new WorkspaceLearner(witness, new WorkspacePaths(root), { train: async () => {}, accepts: acceptsFile, skipsDirectory, debounceMs: 20 });
     open.start();
     t.after(() => open.close());
     learner.close();

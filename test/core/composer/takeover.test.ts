@@ -10,8 +10,9 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Claim } from '../../../src/core/composer/records.ts';
 import { ComposerRunner, contentHash } from '../../../src/core/composer/runner.ts';
+import { GitWorkspaceClones } from '../../../src/adapters/git/clones.ts';
 import { queuedSession, type ComposerSessionRecord } from '../../../src/core/composer/types.ts';
-import { OpenAiProvider } from '../../../src/core/models/openai.ts';
+import { OpenAiProvider } from '../../../src/adapters/models/openai.ts';
 import type { Store } from '../../../src/store/index.ts';
 import { bareRepository, git } from '../../support/bare-repository.ts';
 import { tempDir } from '../../support/cli.ts';
@@ -46,6 +47,7 @@ async function setUp(t: TestContext): Promise<Setup> {
     workspaces: store.composerWorkspaces,
     providers: { selectChat: () => provider },
     folder: path.join(folder, 'composer'),
+    clones: new GitWorkspaceClones({ folder: path.join(folder, 'composer') }),
     runnerId: 'second-runner',
   });
   return { store, fake, runner, folder };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LoomError } from '../../../src/core/errors.ts';
-import { redact } from '../../../src/core/git/git.ts';
+import { redact } from '../../../src/core/git/failures.ts';
 import { parsePushPorcelain, parseRefs, parseStatus, summaryLine } from '../../../src/core/git/parse.ts';
 import { checkBranchName, checkMessage, checkRemoteName } from '../../../src/core/git/validate.ts';
 

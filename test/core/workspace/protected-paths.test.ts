@@ -392,6 +392,52 @@ describe('WorkspacePaths write gate', () => {
   });
 });
 
+describe("Loom's own folders inside a workspace", () => {
+  it('are refused for reading and writing, by any path, and never moved; those outside the workspace change nothing', (t) => {
+    const root = tempDir(t);
+    write(path.join(root, 'Library/Preferences/Loom/settings.json'), '{"apiToken": "x"}\n');
+    write(path.join(root, 'Library/Application Support/Loom/loom.db'), 'db');
+    write(path.join(root, 'src/a.ts'), 'a\n');
+    fs.symlinkSync('Library/Preferences', path.join(root, 'prefs'));
+    const paths = new WorkspacePaths(root, {
+      loomFolders: [
+        { path: path.join(root, 'Library/Preferences/Loom'), what: "Loom's config folder" },
+        { path: path.join(root, 'Library/Application Support/Loom'), what: "Loom's data folder" },
+        { path: path.join(os.tmpdir(), 'elsewhere', 'models'), what: "Loom's models folder" },
+      ],
+    });
+    assert.deepEqual(
+      paths.loomFolders.map((folder) => paths.relative(folder.path)),
+      ['Library/Preferences/Loom', 'Library/Application Support/Loom'],
+    );
+    const refuses = (work: () => unknown) =>
+      assert.throws(work, (error: LoomError) => error.code === 'protected_path' && /Loom's (config|data) folder/.test(error.message));
+    for (const file of [
+      'Library/Preferences/Loom/settings.json',
+      'prefs/Loom/settings.json',
+      'Library/Preferences/Loom',
+      'Library/Application Support/Loom/loom.db',
+    ]) {
+      refuses(() => paths.resolve(file));
+      refuses(() => paths.resolveForWrite(file));
+      refuses(() => paths.writeFile(file, '{}'));
+      refuses(() => paths.remove(file));
+    }
+    refuses(() => paths.writeFile('Library/Preferences/Loom/new.json', '{}'));
+    refuses(() => paths.rename('src/a.ts', 'prefs/Loom/settings.json'));
+    refuses(() => paths.rename('Library/Preferences/Loom/settings.json', 'src/settings.json'));
+    refuses(() => paths.rename('Library', 'Moved'));
+    // Letter case folded, as a case-insensitive file system would.
+    assert.ok(paths.loomFolderOf(path.join(root, 'library/preferences/loom/settings.json')));
+    assert.equal(paths.isWritable(path.join(root, 'Library/Preferences/Loom/settings.json')), false);
+    assert.equal(fs.readFileSync(path.join(root, 'Library/Preferences/Loom/settings.json'), 'utf8'), '{"apiToken": "x"}\n');
+    // Beside them, everything is as before.
+    assert.equal(paths.resolve('Library/Preferences'), path.join(root, 'Library/Preferences'));
+    paths.writeFile('Library/notes.md', 'notes\n');
+    paths.rename('src/a.ts', 'Library/a.ts');
+  });
+});
+
 describe('held folders', () => {
   it(
     'writes into the folder that was checked even when its path is swapped for a symlink meanwhile',

@@ -81,6 +81,11 @@ describe('CLI sign-in through the code host', () => {
     assert.equal(refreshed.status, 200);
     const next = await refreshed.json();
     assert.notEqual(next.refresh_token, tokens.refresh_token);
-    assert.equal((await fetch(`${hosted.url}/api/v1/models`, { headers: { authorization: `Bearer ${next.access_token}` } })).status, 403, 'no read:models');
+    // Not widened: the grant's scopes, and an operation needing another is still refused.
+    assert.equal(next.scope, tokens.scope);
+    const tab = await post(`${hosted.url}/api/v1/tab/complete`, { language: 'typescript', prefix: 'const a = ', suffix: '' }, 'application/json', {
+      authorization: `Bearer ${next.access_token}`,
+    });
+    assert.equal(tab.status, 403, 'no read:tab');
   });
 });

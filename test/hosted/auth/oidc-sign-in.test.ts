@@ -79,7 +79,13 @@ describe('sign-in through OpenID Connect', () => {
   it('answers 404 for a provider that is not configured', async () => {
     const res = await fetch(`${hosted.url}/api/v1/auth/codehost?source=web`, { redirect: 'manual' });
     assert.equal(res.status, 404);
-    assert.equal((await res.json()).error, 'not_found');
+    const body = await res.json();
+    assert.equal(body.error, 'not_found');
+    // The way out is the operator's settings: their keys, the file, the environment variables.
+    assert.match(
+      body.hint,
+      /codehost\.clientId and codehost\.clientSecret: "codehost": \{…\} in the config file \(config\.json.*LOOM_CODEHOST_CLIENT_ID and LOOM_CODEHOST_CLIENT_SECRET/,
+    );
   });
 
   describe('user info (issue #16, item 1)', () => {

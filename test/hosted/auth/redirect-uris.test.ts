@@ -135,9 +135,14 @@ describe('redirect URIs', () => {
       ['a file: URI', 'file:///etc/passwd'],
       ['a single-word custom scheme', 'myapp:/cb'],
       ['no URL', 'not a url'],
+      ['a newline at its end', 'https://app.example.com/cb\n'],
+      ['CR LF at its end', 'https://app.example.com/cb\r\n'],
+      ['a leading space', ' https://app.example.com/cb'],
+      ['no authority as written', 'https:/app.example.com/cb'],
+      ['an upper-case host', 'https://App.example.com/cb'],
     ];
     for (const [name, uri] of refusedAtRegistration) {
-      it(`refuses ${name}: ${uri}`, async () => {
+      it(`refuses ${name}: ${JSON.stringify(uri)}`, async () => {
         await assert.rejects(
           registerClient(hosted, { redirectUris: ['https://ok.example.com/cb', uri] }),
           (error: unknown) => error instanceof LoomError && error.code === 'validation_error',

@@ -222,6 +222,8 @@ describe('upstream surprises at sign-in through OpenID Connect', () => {
         const body = await assertError(await startOf(setup.hosted), 502, 'upstream_unavailable');
         assert.match(body.message as string, reason);
         assert.ok(!setup.oidc.requests.includes('GET /authorize'));
+        // Another issuer is the operator's setting to correct: its key, the file, the environment variable.
+        if (name === 'naming another issuer') assert.match(body.hint as string, /oidc\.issuer .*"oidc": \{"issuer": …\} in the config file.*LOOM_OIDC_ISSUER/);
       });
     }
 

@@ -1,14 +1,15 @@
 // Authorization of the MCP endpoint as the MCP specification asks: anonymous tools need no
 // token; a tool that needs one is a 401 whose challenge points at the MCP resource's metadata
 // (RFC 9728, at the path-suffixed well-known URL) and names the scopes to ask for; a token
-// without the scope is a 403 insufficient_scope; tokens are bound to their audience (RFC 8707):
+// without the scope is a 403 insufficient_scope; a valid API key on a tool anyone may call is
+// served as no credentials; tokens are bound to their audience (RFC 8707):
 // one for the API is refused at /mcp and the other way round.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ClientRecord } from '../../../src/core/identity/records.ts';
 import { startTestHosted, type TestHosted } from '../../support/hosted.ts';
-import { mcpTokens, postMcp, rpc } from '../../support/mcp.ts';
+import { connectMcp, mcpTokens, postMcp, rpc } from '../../support/mcp.ts';
 import {
   assertError,
   authorize,
@@ -30,6 +31,12 @@ const MCP_SCOPES = 'read:downloads read:models write:feedback write:composer rea
 const cursor = { language: 'typescript', prefix: 'const a = ', suffix: '' };
 const tabComplete = rpc('tools/call', { name: 'tab_complete', arguments: cursor });
 const listModels = rpc('tools/call', { name: 'list_models', arguments: {} });
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
 
 describe('MCP authorization', () => {
   let hosted: TestHosted;
@@ -158,8 +165,31 @@ describe('MCP authorization', () => {
         ).status,
         200,
       );
-      // list_models, like GET /models, does not take API keys.
-      await assertError(await postMcp(hosted.url, listModels, bearer(key)), 401, 'invalid_token');
+    });
+
+    it('sent with every call, as a client configured with a key header sends it, are served as no credentials by the tools anyone may call', async () => {
+      const { user } = await signedInUser(hosted, 'key-header@example.com');
+      const { key } = await hosted.identity.apiKeys.create(user.id, { name: 'header', expiresInDays: 1 });
+      const { client } = await connectMcp(hosted.url, { token: key });
+      try {
+        const models = (await client.callTool({ name: 'list_models', arguments: {} })) as ToolResult;
+        assert.equal(models.isError, undefined, JSON.stringify(models));
+        assert.ok(models.structuredContent);
+        // Answered by the operation (its 404 for an unknown product), not refused for the key.
+        const asset = (await client.callTool({ name: 'get_download_asset', arguments: { product: 'nope', asset: 'linux-x64' } })) as ToolResult;
+        assert.equal(JSON.parse(asset.content[0]!.text).error, 'not_found');
+        const feedback = { name: 'Ada', email: 'given@example.com', subject: 'Keys', message: 'sent with an API key header' };
+        const sent = (await client.callTool({ name: 'submit_feedback', arguments: feedback })) as ToolResult;
+        assert.equal(sent.isError, undefined, JSON.stringify(sent));
+        const stored = (await hosted.store.feedback.list({ limit: 1000 })).find((f) => f.message === feedback.message);
+        assert.equal(stored?.email, 'given@example.com');
+      } finally {
+        await client.close();
+      }
+      // The same over the wire: 200, no challenge.
+      const res = await postMcp(hosted.url, listModels, bearer(key));
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('www-authenticate'), null);
     });
   });
 

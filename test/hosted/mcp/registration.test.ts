@@ -122,6 +122,39 @@ describe('dynamic client registration and consent', () => {
       });
     }
 
+    // Text a URL parser forgives, and a registration must not keep: each is refused even beside a
+    // good URI, and nothing is registered.
+    const notAsWritten: [string, string][] = [
+      ['a newline at its end', 'https://app.example.com/cb\n'],
+      ['CR LF at its end', 'https://app.example.com/cb\r\n'],
+      ['a newline inside', 'https://app.example.com/c\nb'],
+      ['a tab inside', 'http://127.0.0.1:8080/c\tb'],
+      ['a leading space', ' https://app.example.com/cb'],
+      ['a trailing space', 'https://app.example.com/cb '],
+      ['NUL', 'https://app.example.com/cb\u0000'],
+      ['a C1 control', 'https://app.example.com/cb\u0085'],
+      ['no authority as written (https:/x)', 'https:/app.example.com/cb'],
+      ['no slashes at all (https:x)', 'https:app.example.com/cb'],
+      ['backslashes for slashes', 'https:\\\\app.example.com\\cb'],
+      ['an upper-case scheme and host', 'HTTPS://App.Example.com/cb'],
+      ['a space in the path', 'https://app.example.com/my cb'],
+      ['a default port written out', 'https://app.example.com:443/cb'],
+      ['dot segments', 'https://app.example.com/a/../cb'],
+    ];
+    for (const [what, uri] of notAsWritten) {
+      it(`refuses ${what} with invalid_redirect_uri, even beside a good URI, registering nothing`, async () => {
+        const before = (await hosted.identity.clients.list()).length;
+        const res = await register({ client_name: 'x', redirect_uris: ['https://good.example.com/cb', uri] });
+        await assertError(res, 400, 'invalid_redirect_uri');
+        assert.equal((await hosted.identity.clients.list()).length, before);
+      });
+    }
+
+    it('takes a URI as its serialization writes it, and an origin without its last slash', async () => {
+      const uris = ['https://app.example.com/cb?x=1', 'http://[::1]:8080/callback', 'http://localhost:3000/cb', 'https://app.example.com'];
+      assert.deepEqual((await registered({ redirect_uris: uris })).redirect_uris, uris);
+    });
+
     const refusedMetadata: [string, unknown][] = [
       ['grant types without authorization_code', { grant_types: ['client_credentials'] }],
       ['response types without code', { response_types: ['token'] }],

@@ -70,6 +70,7 @@ async function assertError(res: Response, status: number, code: string) {
   const body = JSON.parse(text);
   assert.equal(body.error, code, text);
   assert.equal(typeof body.message, 'string');
+  return body as { hint?: string };
 }
 
 const ADA: CodeHostUser = { id: 1001, login: 'ada', name: 'Ada Lovelace', email: 'ada@example.com', verified: true };
@@ -280,7 +281,9 @@ describe('dashboard', () => {
         { origin: '', 'sec-fetch-site': 'cross-site' },
       ];
       for (const headers of foreign) {
-        await assertError(await api(hosted, ada, 'POST', '/dashboard/api/keys', { name: 'x', expiresInDays: 30 }, headers), 403, 'forbidden');
+        const refused = await assertError(await api(hosted, ada, 'POST', '/dashboard/api/keys', { name: 'x', expiresInDays: 30 }, headers), 403, 'forbidden');
+        // The server's own origin comes from a setting: the hint names its key, the file and the variable.
+        if (headers.origin) assert.match(refused.hint as string, /publicUrl \("publicUrl" in the config file, config\.json.*LOOM_PUBLIC_URL\)/);
         await assertError(await api(hosted, ada, 'DELETE', `/dashboard/api/keys/${key.id}`, undefined, headers), 403, 'forbidden');
         await assertError(await api(hosted, ada, 'POST', '/dashboard/logout', undefined, headers), 403, 'forbidden');
       }

@@ -1,6 +1,7 @@
 // Reading edit blocks out of a model's answer, and out of a tool call's arguments. Never
 // throws: what cannot be read becomes a problem that says which block, which line and what was
 // expected, and the rest of the answer is still read.
+import { quoted } from '../../text/quote.ts';
 import { linesText } from './lines.ts';
 import { classifyLine, DIVIDER_MARKER, REPLACE_MARKER, SEARCH_MARKER, type LineKind } from './markers.ts';
 import { mentionedPaths, pathFromFenceInfo, pathFromLine } from './paths.ts';
@@ -31,7 +32,12 @@ interface OpenBlock {
   fence: Fence | null;
 }
 
-const quote = (text: string): string => `"${text}"`;
+/** The model's own text quoted back to it: a marker, a path, a line, cut when long (a line may be megabytes). */
+const quote = (text: string): string => quoted(text);
+/** Paths the text names, the first few of them. */
+const MENTIONED_SHOWN = 5;
+const quoteAll = (paths: readonly string[]): string =>
+  `${paths.slice(0, MENTIONED_SHOWN).map(quote).join(', ')}${paths.length > MENTIONED_SHOWN ? ` and ${paths.length - MENTIONED_SHOWN} more` : ''}`;
 
 /**
  * Reads the search/replace blocks of a model's answer:
@@ -260,13 +266,13 @@ function resolvePath(lines: readonly string[], after: number, head: number, fenc
   const mentioned = mentionedPaths(lines.slice(after, head).join('\n')).filter((path) => path !== lastPath);
   const fix = `Write the file's path alone on the line before ${quote(SEARCH_MARKER)} (or before the opening fence).`;
   if (lastPath === null) {
-    const named = mentioned.length ? ` The text before it names ${mentioned.map(quote).join(', ')}, but not on a line of its own.` : '';
+    const named = mentioned.length ? ` The text before it names ${quoteAll(mentioned)}, but not on a line of its own.` : '';
     return { code: 'missing_path', message: `has no file path.${named} ${fix}` };
   }
   if (mentioned.length) {
     return {
       code: 'unclear_path',
-      message: `has no path line, and the text before it names ${mentioned.map(quote).join(', ')}, so it may not be for ${quote(lastPath)} like the block before. ${fix}`,
+      message: `has no path line, and the text before it names ${quoteAll(mentioned)}, so it may not be for ${quote(lastPath)} like the block before. ${fix}`,
     };
   }
   return { path: lastPath };

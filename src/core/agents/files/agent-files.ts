@@ -15,6 +15,8 @@ export const AGENT_FILE_LIMIT = 1024 * 1024;
 export interface AgentFiles {
   /** The workspace's real path. */
   readonly root: string;
+  /** The workspace's gate, which walks of it (list_files, search, a task's globs) go through. */
+  readonly paths: WorkspacePaths;
   /**
    * The workspace-relative real path of `relative` (symlinks followed): the one name a file
    * has for views, scopes and locks. Throws LoomError forbidden_path outside the workspace.
@@ -50,7 +52,7 @@ export interface AgentFiles {
 export class FolderFiles implements AgentFiles {
   readonly root: string;
 
-  constructor(protected readonly paths: WorkspacePaths) {
+  constructor(readonly paths: WorkspacePaths) {
     this.root = paths.root;
   }
 

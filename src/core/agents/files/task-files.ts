@@ -9,7 +9,7 @@
 // the file in between. A refusal is a ToolFailure, whose message is for the model.
 import { LoomError } from '../../errors.ts';
 import type { GlobSet } from '../scope/glob.ts';
-import type { AgentFiles } from './agent-files.ts';
+import { AGENT_FILE_LIMIT, type AgentFiles } from './agent-files.ts';
 import type { ChangeEntry, ChangeLog } from './change-log.ts';
 import type { FileLocks } from './file-locks.ts';
 
@@ -67,7 +67,9 @@ export class TaskFiles {
    * Writes the file at `path` with what `produce` makes of its current content (null: no file),
    * after the checks above; `produce` may throw ToolFailure (an edit that does not apply).
    * `seenFirst`: refuse an existing file the task has not read (an edit must be made on what
-   * the model saw, and a path it never looked at is likely a wrong one).
+   * the model saw, and a path it never looked at is likely a wrong one). Content over
+   * AGENT_FILE_LIMIT is refused, nothing written: every write of a task (edits, blocks,
+   * creations) comes through here.
    */
   async write(
     path: string,
@@ -81,6 +83,12 @@ export class TaskFiles {
     }
     const after = produce(before, key);
     if (after === before) return { key, before, after };
+    const bytes = Buffer.byteLength(after, 'utf8');
+    if (bytes > AGENT_FILE_LIMIT) {
+      throw new ToolFailure(
+        `${key} would be ${bytes.toLocaleString('en-US')} bytes; agents write files of at most ${AGENT_FILE_LIMIT.toLocaleString('en-US')} bytes (1 MiB). Nothing was written: split the content into smaller files.`,
+      );
+    }
     const written = this.guard(() => this.options.files.write(key, after));
     this.views.set(key, after);
     await written.catch((error: unknown) => {

@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../completion/chat.ts';
 export const CONVERSATION_CHARS = 160_000;
 /** The last messages always kept whole: the current turn and its results. */
 const KEPT_TAIL = 6;
-const ELIDED = '[This result was left out to save room in the conversation. Call the tool again if you need it.]';
+export const ELIDED = '[This result was left out to save room in the conversation. Call the tool again if you need it.]';
 
 /** Elides the oldest tool results, in place, until the conversation fits `budget` characters (or nothing more can go). */
 export function compactConversation(messages: ChatMessage[], budget = CONVERSATION_CHARS): void {

@@ -2,7 +2,12 @@
 // any folders (a whole segment), `?` one character but `/`, `[abc]` / `[!abc]` a class,
 // `{a,b}` alternatives (not nested). Paths are workspace-relative with `/`; matching is
 // case-sensitive, as on Linux. A glob without any of these is the path itself.
+//
+// A glob comes from a user, a model or an API request, so it is matched in linear time: it is
+// compiled for RE2 (core/search/linear-regex.ts), never for JavaScript's backtracking RegExp,
+// on which a glob like `*a*a*a*…*b` takes time exponential in its stars.
 import { LoomError } from '../../errors.ts';
+import { LinearRegex, RegexRefusal } from '../../search/linear-regex.ts';
 
 export interface Glob {
   /** As given. */
@@ -15,6 +20,12 @@ export interface Glob {
 
 const MAX_GLOB_LENGTH = 1024;
 const SPECIAL = /[*?[\]{}]/;
+/**
+ * The largest program a glob may compile to. A search's bound (MAX_PROGRAM_SIZE) is set for
+ * lines of 4,000 characters; paths are far shorter, and 1,024 characters of glob compile to a
+ * few thousand instructions at most, which this lets through.
+ */
+const MAX_GLOB_PROGRAM = 20_000;
 
 /**
  * Compiles a glob; throws LoomError validation_error for one that is empty, absolute, leaves
@@ -43,7 +54,8 @@ export function compileGlob(source: string): Glob {
     }
     pattern += segmentPattern(segment, invalid) + (last ? '' : '/');
   });
-  const regex = new RegExp(`^${pattern}$`);
+  // `.` (a final `**`) matches a newline too: a file name may hold one.
+  const regex = compileLinear(pattern, invalid);
   const staticSegments: string[] = [];
   for (const segment of segments.slice(0, -1)) {
     if (SPECIAL.test(segment)) break;
@@ -52,10 +64,19 @@ export function compileGlob(source: string): Glob {
   const whole = !SPECIAL.test(glob);
   return {
     source,
-    matches: (path) => regex.test(path),
+    matches: (path) => regex.matchesWhole(path),
     // A glob without wildcards names one file; its folder is where to look.
     base: whole ? segments.slice(0, -1).join('/') : staticSegments.join('/'),
   };
+}
+
+/** The glob's pattern for RE2; a class RE2 refuses (`[z-a]`) makes the glob invalid. */
+function compileLinear(pattern: string, invalid: (why: string) => LoomError): LinearRegex {
+  try {
+    return LinearRegex.compile(pattern, { dotAll: true, maxProgramSize: MAX_GLOB_PROGRAM });
+  } catch (error) {
+    throw error instanceof RegexRefusal ? invalid(`cannot be matched: ${error.reason}`) : error;
+  }
 }
 
 function segmentPattern(segment: string, invalid: (why: string) => LoomError): string {
@@ -72,7 +93,8 @@ function segmentPattern(segment: string, invalid: (why: string) => LoomError): s
       let body = segment.slice(i + 1, end);
       const negated = body.startsWith('!') || body.startsWith('^');
       if (negated) body = body.slice(1);
-      out += `[${negated ? '^/' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      // Inside a class RE2 gives `\`, `[` (`[:alpha:]`), `]` and `^` a meaning: each stands for itself here.
+      out += `[${negated ? '^/' : ''}${body.replace(/[\\\][^]/g, '\\$&')}]`;
       i = end;
     } else if (char === '{') {
       const end = segment.indexOf('}', i);

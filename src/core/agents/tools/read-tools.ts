@@ -1,10 +1,12 @@
 // The tools that look without changing anything: list files by glob, read a file's lines
 // (numbered, a range at a time), search the workspace's text. They see the whole workspace but
 // git directories and .loom (see scope/walk.ts).
+import { compileTextQuery, MAX_QUERY_CHARS } from '../../search/text-query.ts';
+import { searchLines } from '../../search/search-lines.ts';
 import { compileGlob } from '../scope/glob.ts';
 import { walkFiles } from '../scope/walk.ts';
-import { Arguments, outcomeOf, type AgentTool } from './tool.ts';
-import { ToolFailure, withToolFailures } from '../files/task-files.ts';
+import { Arguments, outcomeOf, type AgentTool, type ToolContext } from './tool.ts';
+import { withToolFailures } from '../files/task-files.ts';
 
 /** Paths one listing shows. */
 const LIST_LIMIT = 500;
@@ -15,6 +17,7 @@ const READ_CHARS = 32 * 1024;
 const SEARCH_MATCHES = 100;
 const SEARCH_FILES = 20_000;
 const SEARCH_LINE_CHARS = 240;
+/** Longer lines (data, minified code) are not searched (fewer for a large regular expression: text-query.ts). */
 const SEARCHED_LINE_CHARS = 4000;
 
 export const listFiles: AgentTool = {
@@ -30,14 +33,14 @@ export const listFiles: AgentTool = {
     outcomeOf(async () => {
       const pattern = new Arguments(args, 'list_files').optionalString('pattern')?.trim() || '**';
       const glob = withToolFailures(() => compileGlob(pattern));
-      const { files, truncated } = await walkFiles(context.workspace.root, glob.base, glob.matches, { limit: LIST_LIMIT, signal: context.signal });
+      const { files, truncated } = await walkFiles(context.workspace.paths, glob.base, glob.matches, { limit: LIST_LIMIT, signal: context.signal });
       if (files.length === 0) return { ok: true, text: `No file matches ${pattern}.` };
       const lines = files.map((file) => `${file}${context.files.inScope(file) ? '' : '  (read-only)'}`);
       const more = truncated ? `\n… and more: narrow the pattern to see them.` : '';
       const count = files.length === 1 && !truncated ? '1 file matches' : `${files.length}${truncated ? '+' : ''} files match`;
       const note = lines.some((line) => line.endsWith('(read-only)')) ? ' ("read-only": outside the files this task may change)' : '';
       return { ok: true, text: `${count} ${pattern}${note}:\n${lines.join('\n')}${more}` };
-    }),
+    }, context.signal),
 };
 
 export const readFile: AgentTool = {
@@ -57,7 +60,7 @@ export const readFile: AgentTool = {
   run: (args, context) =>
     outcomeOf(async () => {
       const read = new Arguments(args, 'read_file');
-      const path = read.string('path');
+      const path = read.path('path');
       const start = read.optionalInteger('start_line', 1) ?? 1;
       const end = read.optionalInteger('end_line', 1);
       const { key, text } = context.files.read(path);
@@ -92,12 +95,14 @@ export function numberedLines(key: string, text: string, start: number, end?: nu
 export const search: AgentTool = {
   declaration: {
     name: 'search',
-    description: `Search the workspace's text files for a text (or a JavaScript regular expression with regex: true), line by line. Answers "path:line: text", at most ${SEARCH_MATCHES} matches.`,
+    description:
+      `Search the workspace's text files line by line for a text, or with regex: true for a regular expression in RE2 syntax (as in Go and ripgrep: \\d \\w \\s \\b, classes, (?i), (?:…), {n,m}; no backreferences such as \\1 and no lookahead or lookbehind such as (?=…) or (?<!…)). ` +
+      `Answers "path:line: text", at most ${SEARCH_MATCHES} matches. The query has at most ${MAX_QUERY_CHARS} characters; lines longer than ${SEARCHED_LINE_CHARS} characters (fewer for a large regular expression) are not searched.`,
     parameters: {
       type: 'object',
       properties: {
         query: { type: 'string' },
-        regex: { type: 'boolean', description: 'Read query as a regular expression (default false: plain text).' },
+        regex: { type: 'boolean', description: 'Read query as a regular expression, RE2 syntax (default false: plain text).' },
         case_sensitive: { type: 'boolean', description: 'Default true.' },
         pattern: { type: 'string', description: 'Only files whose path matches this glob, e.g. "src/**/*.ts".' },
       },
@@ -107,49 +112,39 @@ export const search: AgentTool = {
   run: (args, context) =>
     outcomeOf(async () => {
       const read = new Arguments(args, 'search');
-      const query = read.string('query');
-      if (query === '') throw new ToolFailure('search: "query" is empty.');
-      const flags = read.optionalBoolean('case_sensitive') === false ? 'i' : '';
-      const regex = read.optionalBoolean('regex')
-        ? withToolFailures(() => newRegex(query, flags))
-        : new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
+      const queryText = read.string('query');
+      const query = withToolFailures(() =>
+        compileTextQuery({
+          query: queryText,
+          regex: read.optionalBoolean('regex') ?? false,
+          caseSensitive: read.optionalBoolean('case_sensitive') ?? true,
+          maxLineChars: SEARCHED_LINE_CHARS,
+        }),
+      );
       const glob = withToolFailures(() => compileGlob(read.optionalString('pattern')?.trim() || '**'));
-      const { files } = await walkFiles(context.workspace.root, glob.base, glob.matches, { limit: SEARCH_FILES, signal: context.signal });
-      const matches: string[] = [];
-      let more = false;
-      for (const file of files) {
-        if (matches.length >= SEARCH_MATCHES) {
-          more = true;
-          break;
-        }
-        let text: string | null;
-        try {
-          text = context.workspace.read(file);
-        } catch {
-          continue; // binary, too large or unreadable: not searched
-        }
-        if (text === null) continue;
-        const lines = text.split('\n');
-        for (let i = 0; i < lines.length; i++) {
-          // Very long lines (data, minified code) are not searched: a pattern's backtracking grows with them.
-          if (lines[i]!.length > SEARCHED_LINE_CHARS || !regex.test(lines[i]!)) continue;
-          if (matches.length >= SEARCH_MATCHES) {
-            more = true;
-            break;
-          }
-          const line = lines[i]!.replace(/\r$/, '').trim();
-          matches.push(`${file}:${i + 1}: ${line.length > SEARCH_LINE_CHARS ? `${line.slice(0, SEARCH_LINE_CHARS)}…` : line}`);
-        }
-      }
-      if (matches.length === 0) return { ok: true, text: `No line matches ${JSON.stringify(query)}.` };
-      return { ok: true, text: `${matches.join('\n')}${more ? `\n… more matches: narrow the query or the pattern.` : ''}` };
-    }),
+      const { files } = await walkFiles(context.workspace.paths, glob.base, glob.matches, { limit: SEARCH_FILES, signal: context.signal });
+      const { matches, more, longLines } = await searchLines(files, (file) => readText(context, file), query, {
+        maxMatches: SEARCH_MATCHES,
+        signal: context.signal,
+      });
+      const skipped =
+        longLines === 0
+          ? ''
+          : `\n(${longLines} line${longLines === 1 ? '' : 's'} longer than ${query.maxLineChars} characters ${longLines === 1 ? 'was' : 'were'} not searched${query.maxLineChars < SEARCHED_LINE_CHARS ? ': a smaller regular expression searches longer lines' : ''}.)`;
+      if (matches.length === 0) return { ok: true, text: `No line matches ${JSON.stringify(queryText)}.${skipped}` };
+      const lines = matches.map(({ file, line, text }) => {
+        const shown = text.trim();
+        return `${file}:${line}: ${shown.length > SEARCH_LINE_CHARS ? `${shown.slice(0, SEARCH_LINE_CHARS)}…` : shown}`;
+      });
+      return { ok: true, text: `${lines.join('\n')}${more ? `\n… more matches: narrow the query or the pattern.` : ''}${skipped}` };
+    }, context.signal),
 };
 
-function newRegex(source: string, flags: string): RegExp {
+/** A file's text for the search, or null when it is not searched (binary, too large, unreadable). */
+function readText(context: ToolContext, file: string): string | null {
   try {
-    return new RegExp(source, flags);
-  } catch (error) {
-    throw new ToolFailure(`search: the regular expression is not valid: ${(error as Error).message}.`);
+    return context.workspace.read(file);
+  } catch {
+    return null;
   }
 }

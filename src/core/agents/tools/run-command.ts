@@ -1,9 +1,9 @@
-// The commands an agent may run: only those the user listed in settings.json (`agents.commands`),
-// matched exactly, split into arguments the way a shell would split plain words and quotes, and
-// run without a shell (no pipes, redirections, variables or globs), in the workspace folder,
-// with a time limit and a cap on the output kept. The environment is Loom's without its own
-// settings (LOOM_*) and without any variable that holds a secret Loom knows (the local API
-// token, a provider's key).
+// Running an agent's commands: those the user listed in settings.json (`agents.commands`, matched
+// exactly) run as asked, any other only once the user approved it (command-tool.ts). Every one
+// is split into arguments the way a shell would split plain words and quotes, and run without a
+// shell (no pipes, redirections, variables or globs), in the workspace folder, with a time limit
+// and a cap on the output kept. The environment is Loom's without its own settings (LOOM_*) and
+// without any variable that holds a secret Loom knows (the local API token, a provider's key).
 import { spawn } from 'node:child_process';
 
 export interface CommandResult {
@@ -18,8 +18,8 @@ export interface CommandResult {
 export interface CommandRunnerOptions {
   /** The workspace folder: where commands run. */
   cwd: string;
-  /** The commands allowed, as written in settings.json. */
-  allowed: readonly string[];
+  /** The commands that run without asking, as settings.json lists them now (read at each call: an approval "always" adds one). */
+  allowed: () => readonly string[];
   timeoutMs: number;
   /** Values no variable of the command's environment may contain. */
   secrets: readonly string[];
@@ -32,25 +32,22 @@ const OUTPUT_HEAD = 4 * 1024;
 const OUTPUT_TAIL = 28 * 1024;
 
 export class CommandRunner {
-  private readonly allowed: Set<string>;
+  constructor(private readonly options: CommandRunnerOptions) {}
 
-  constructor(private readonly options: CommandRunnerOptions) {
-    this.allowed = new Set(options.allowed.map((command) => command.trim()));
-  }
-
-  /** The commands that may run, as listed. */
+  /** The commands that run without asking, as listed (surrounding whitespace aside). */
   commands(): string[] {
-    return [...this.allowed];
+    return [...new Set(this.options.allowed().map((command) => command.trim()))];
   }
 
   /** Whether `command` is one of the listed ones (surrounding whitespace aside). */
   allows(command: string): boolean {
-    return this.allowed.has(command.trim());
+    const wanted = command.trim();
+    return this.options.allowed().some((listed) => listed.trim() === wanted);
   }
 
   /**
-   * Runs a listed command (the caller checked `allows`); kills it (its whole process group) at
-   * its time limit or when `signal` aborts.
+   * Runs a command that is listed or that the user approved (the caller checked); kills it (its
+   * whole process group) at its time limit or when `signal` aborts.
    */
   run(command: string, signal: AbortSignal): Promise<CommandResult> {
     const [file, ...args] = splitCommand(command.trim());

@@ -5,7 +5,7 @@ import { unifiedDiff } from '../../text/diff.ts';
 import { applyEdit, editFromArguments, formatEditReport, type EditBlock } from '../edits/index.ts';
 import type { TaskFiles } from '../files/task-files.ts';
 import { ToolFailure } from '../files/task-files.ts';
-import { Arguments, outcomeOf, type AgentTool, type ToolOutcome } from './tool.ts';
+import { Arguments, outcomeOf, pathTargets, type AgentTool, type ToolOutcome } from './tool.ts';
 
 /** Lines around an applied edit shown back to the model, so that it sees the result in place. */
 const SHOWN_CONTEXT = 3;
@@ -34,7 +34,7 @@ export async function applyEditBlock(files: TaskFiles, block: EditBlock, number:
     return {
       ok: true,
       text: window ? `${report}\nThe lines now (numbers are not part of the file):\n${window}` : report,
-      ...(before !== after ? { diff: unifiedDiff(before, after, { from: before === null ? null : key, to: key }) } : {}),
+      ...(before !== after ? { diff: unifiedDiff(before, after, { from: before === null ? null : key, to: key }), changed: [key] } : {}),
     };
   });
 }
@@ -64,6 +64,7 @@ export const editFile: AgentTool = {
       required: ['path', 'search', 'replace'],
     },
   },
+  targets: (args, context) => pathTargets(args, context, 'path'),
   run: async (args, context) => {
     const read = editFromArguments(args);
     if ('problem' in read) return { ok: false, text: read.problem.message };
@@ -81,16 +82,17 @@ export const createFile: AgentTool = {
       required: ['path', 'content'],
     },
   },
+  targets: (args, context) => pathTargets(args, context, 'path'),
   run: (args, context) =>
     outcomeOf(async () => {
       const read = new Arguments(args, 'create_file');
-      const path = read.string('path');
+      const path = read.path('path');
       const content = read.string('content');
       const { key } = await context.files.write(path, (current, key) => {
         if (current !== null) throw new ToolFailure(`${key} already exists; change it with edit_file (read it first).`);
         return content;
       });
-      return { ok: true, text: `Created ${key} (${lineCount(content)} lines).`, diff: unifiedDiff(null, content, { from: null, to: key }) };
+      return { ok: true, text: `Created ${key} (${lineCount(content)} lines).`, diff: unifiedDiff(null, content, { from: null, to: key }), changed: [key] };
     }),
 };
 
@@ -100,10 +102,11 @@ export const deleteFile: AgentTool = {
     description: 'Delete a file.',
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
   },
+  targets: (args, context) => pathTargets(args, context, 'path'),
   run: (args, context) =>
     outcomeOf(async () => {
-      const { key, before } = await context.files.remove(new Arguments(args, 'delete_file').string('path'));
-      return { ok: true, text: `Deleted ${key}.`, diff: unifiedDiff(before, null, { from: key, to: null }) };
+      const { key, before } = await context.files.remove(new Arguments(args, 'delete_file').path('path'));
+      return { ok: true, text: `Deleted ${key}.`, diff: unifiedDiff(before, null, { from: key, to: null }), changed: [key] };
     }),
 };
 
@@ -117,11 +120,12 @@ export const renameFile: AgentTool = {
       required: ['from', 'to'],
     },
   },
+  targets: (args, context) => pathTargets(args, context, 'from', 'to'),
   run: (args, context) =>
     outcomeOf(async () => {
       const read = new Arguments(args, 'rename_file');
-      const { from, to } = await context.files.rename(read.string('from'), read.string('to'));
-      return { ok: true, text: `Renamed ${from} to ${to}.`, diff: unifiedDiff(null, null, { from, to }) };
+      const { from, to } = await context.files.rename(read.path('from'), read.path('to'));
+      return { ok: true, text: `Renamed ${from} to ${to}.`, diff: unifiedDiff(null, null, { from, to }), changed: [from, to] };
     }),
 };
 

@@ -1,9 +1,13 @@
 // Training on a folder: walks it and feeds every source-looking file to the model. Async and
 // yielding to the event loop every few files, so a server that trains at start still answers.
+// The walk is the workspace's (workspace/walk.ts): symbolic links followed only inside the
+// folder, never round a loop, and never into Loom's own folders (settings.json holds the API
+// token, and what the model learns it may suggest).
 
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readRegularBytes } from '../../files/read-regular.ts';
+import type { WorkspacePaths } from '../../workspace/paths.ts';
+import { WorkspaceWalk, type WorkspaceFile } from '../../workspace/walk.ts';
 import type { BuiltinModel } from './model.ts';
 
 export interface TrainOptions {
@@ -12,8 +16,6 @@ export interface TrainOptions {
   /** Files larger than this are skipped (default 1 MB): generated code, data, bundles. */
   maxFileBytes?: number;
   signal?: AbortSignal;
-  /** File paths as given to the model: relative to root (default) or as a function. */
-  filePath?: (absolute: string) => string;
 }
 
 const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
@@ -34,19 +36,23 @@ const BINARY_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-/** Trains `model` on the code under `root`; resolves with what it read. */
-export async function trainOnFolder(model: BuiltinModel, root: string, options: TrainOptions = {}): Promise<{ files: number; bytes: number }> {
+/**
+ * Trains `model` on the code of a folder behind its gate; resolves with what it read.
+ *
+ * @example
+ * await trainOnFolder(model, new WorkspacePaths('/srv/corpus', { loomFolders: loomFolders(config) }));
+ */
+export async function trainOnFolder(model: BuiltinModel, folder: WorkspacePaths, options: TrainOptions = {}): Promise<{ files: number; bytes: number }> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const name = options.filePath ?? ((absolute: string) => path.relative(root, absolute).split(path.sep).join('/'));
   const totals = { files: 0, bytes: 0 };
   let sinceYield = 0;
-  for await (const file of walk(root, options.signal)) {
+  for await (const file of walk(folder, options.signal)) {
     options.signal?.throwIfAborted();
-    const data = await readSource(file, maxFileBytes);
+    const data = await readSource(file.real, maxFileBytes);
     if (data === undefined) continue;
     if (totals.bytes + data.length > maxBytes) break;
-    model.updateFile(name(file), data);
+    model.updateFile(file.path, data);
     model.indexPending();
     totals.files++;
     totals.bytes += data.length;
@@ -59,22 +65,10 @@ export async function trainOnFolder(model: BuiltinModel, root: string, options: 
   return totals;
 }
 
-/** The files under `folder` that may hold code, depth first, in name order. */
-export async function* walk(folder: string, signal?: AbortSignal): AsyncGenerator<string> {
-  signal?.throwIfAborted();
-  let entries;
-  try {
-    entries = await fs.readdir(folder, { withFileTypes: true });
-  } catch {
-    return; // unreadable: skipped like anything else that is not code
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const full = path.join(folder, entry.name);
-    // Symbolic links are not followed: they loop, or lead out of the workspace.
-    if (entry.isDirectory()) {
-      if (!skipsDirectory(entry.name)) yield* walk(full, signal);
-    } else if (entry.isFile() && isCodeName(entry.name)) yield full;
+/** The files of `folder` that may hold code, depth first, in name order. */
+export async function* walk(folder: WorkspacePaths, signal?: AbortSignal): AsyncGenerator<WorkspaceFile> {
+  for await (const file of new WorkspaceWalk(folder, '', { skipsFolder: skipsDirectory, signal })) {
+    if (isCodeName(path.posix.basename(file.path))) yield file;
   }
 }
 

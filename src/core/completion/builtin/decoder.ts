@@ -9,6 +9,7 @@
 import { confidenceOf, features, type Calibrator, type StepState } from './calibration.ts';
 import { END, gatherEvidence, type Evidence, type Keys, type Source } from './evidence.ts';
 import { MAX_MATCH } from './occurrence-index.ts';
+import type { Scope } from './scope.ts';
 import { BOUNDARY, LINE_BREAK, type LocalVocabulary } from './vocabulary.ts';
 
 export interface DecoderSettings {
@@ -36,6 +37,10 @@ export interface DecoderSettings {
   pendingDefault: number;
   /** Calibration network (calibration.ts); the fitted one when unset. */
   calibration?: Calibrator;
+  /** Confidence that the one name in scope (scope.ts) the typed letters start is meant, when nothing else votes. */
+  scopeConfidence: number;
+  /** Letters typed before a name in scope is proposed (the benchmark types 3; 2 is a guess, not measured). */
+  scopeMinChars: number;
 }
 
 export const DEFAULT_SETTINGS: DecoderSettings = {
@@ -51,6 +56,8 @@ export const DEFAULT_SETTINGS: DecoderSettings = {
   wrongCost: 26,
   lineBonus: 5,
   pendingDefault: 1,
+  scopeConfidence: 0.9,
+  scopeMinChars: 2,
 };
 
 export interface DecodeInput {
@@ -70,6 +77,8 @@ export interface DecodeInput {
   suffixLine?: string;
   /** What the context's tokens match as (evidence.ts); each only itself when not given. */
   keys?: Keys;
+  /** The names in scope (scope.ts), when the code index is on. */
+  scope?: Scope;
 }
 
 export interface DecodeResult {
@@ -77,6 +86,8 @@ export interface DecodeResult {
   tokens: number;
   /** Joint confidence of the text. */
   confidence: number;
+  /** The names in scope would have been read, had the input had them (the caller may fetch them and decode again). */
+  scopeWanted?: boolean;
 }
 
 /** The last MAX_MATCH tokens before the cursor, as a growable window. */
@@ -112,14 +123,17 @@ export function decode(input: DecodeInput): DecodeResult {
     const chars = text.trimEnd().length;
     const worth = chars > 0 ? utility(chars, confidence, settings) + confidence * ends * settings.lineBonus : 0;
     if (worth > bestUtility) {
-      best = { text, tokens, confidence };
+      best = nothing.scopeWanted ? { text, tokens, confidence, scopeWanted: true } : { text, tokens, confidence };
       bestUtility = worth;
     }
   };
 
   // An unfinished word at the cursor: settle which token it is before predicting what follows.
   if (pending.trim() !== '') {
-    const settled = settlePending(input, context);
+    const wanted = { scope: false };
+    const settled = settlePending(input, context, wanted);
+    // Told apart only when it is so: the result is otherwise exactly the same object as ever.
+    if (wanted.scope) nothing.scopeWanted = true;
     if (!settled || settled.confidence < settings.threshold) return nothing;
     confidence = settled.confidence;
     context.push(settled.id);
@@ -206,16 +220,63 @@ function lineState(context: number[], vocabulary: LocalVocabulary): { tokens: nu
  * when the project or the file knows it, unless it never follows this context and a longer
  * token does, again and again; an unknown text must be the start of a token that follows.
  */
-function settlePending(input: DecodeInput, context: number[]): { id: number; confidence: number } | undefined {
+function settlePending(input: DecodeInput, context: number[], wanted: { scope: boolean }): { id: number; confidence: number } | undefined {
   const { pending, vocabulary, settings } = input;
   const known = vocabulary.lookup(pending);
   const evidence = gatherEvidence(context, input.sources, settings, (id) => id !== END && vocabulary.text(id).startsWith(pending), input.keys);
   const best = evidence.candidates[0];
   const knownHere = known >= 0 && evidence.candidates.some((c) => c.id === known);
+  // Nothing here follows the context with a token the text starts: a name in scope may.
+  if (!best) {
+    const scoped = fromScope(input, context);
+    if (scoped === 'scope wanted') wanted.scope = true;
+    else if (scoped) return scoped;
+  }
   if (known >= 0 && (knownHere || !best || best.count < 3)) return { id: known, confidence: settings.pendingDefault };
   if (!best) return undefined;
   // Its share of the weight, discounted when few occurrences say so (one: two thirds).
   return { id: best.id, confidence: (best.weight / evidence.total) * (best.count / (best.count + 0.5)) };
+}
+
+/** Words after which a name is being declared, not used: a name in scope is not what comes. */
+const DECLARES: ReadonlySet<string> = new Set('const let var function function* class interface type enum get set async static namespace'.split(' '));
+
+/**
+ * The name in scope that the unfinished word at the cursor starts (several: as far as they
+ * agree), after a dot among the members, else among the bare names; never where a name is declared,
+ * nor when the file uses another word that starts so (a local variable, a parameter: the index
+ * does not know them), or the typed word itself (it may be finished).
+ */
+function fromScope(input: DecodeInput, context: number[]): { id: number; confidence: number } | 'scope wanted' | undefined {
+  const { pending, scope, settings, vocabulary } = input;
+  const word = pending.trimStart();
+  if (word.length < settings.scopeMinChars || !/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(word)) return undefined;
+  const last = context.length > 0 ? vocabulary.text(context[context.length - 1]!).trim() : '';
+  const beforeLast = context.length > 1 ? vocabulary.text(context[context.length - 2]!).trim() : '';
+  if (DECLARES.has(last) || ((last === '{' || last === '[') && DECLARES.has(beforeLast))) return undefined;
+  if (!scope) return 'scope wanted';
+  const names = last === '.' || last === '?.' ? scope.members : scope.names;
+  const candidates = new Set<string>();
+  for (const name of names) if (name.length > word.length && name.startsWith(word)) candidates.add(name);
+  if (candidates.size === 0) return undefined;
+  for (const source of input.sources) {
+    if (!source.inFile) continue;
+    const { tokens, length } = source.index;
+    for (let i = 0; i < length; i++) {
+      const text = vocabulary.text(tokens[i]!);
+      const start = text.length - text.trimStart().length;
+      if (text.startsWith(word, start) && !candidates.has(text.slice(start))) return undefined;
+    }
+  }
+  // Several names: as far as they agree (`getPath`, `getPathNoStrict`: `getPath`).
+  let found = candidates.values().next().value!;
+  for (const name of candidates) {
+    let n = 0;
+    while (n < found.length && n < name.length && found.charCodeAt(n) === name.charCodeAt(n)) n++;
+    found = found.slice(0, n);
+  }
+  if (found.length <= word.length) return undefined;
+  return { id: vocabulary.id(pending.slice(0, pending.length - word.length) + found), confidence: settings.scopeConfidence };
 }
 
 const OPENERS = '([{';

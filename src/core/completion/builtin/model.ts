@@ -8,6 +8,7 @@ import { END, type Source } from './evidence.ts';
 import { FileContext } from './file-context.ts';
 import { MAX_MATCH } from './occurrence-index.ts';
 import { ProjectIndex } from './project-index.ts';
+import type { Scope } from './scope.ts';
 import { fitToSuffix } from './suffix.ts';
 import { lex } from './tokenizer.ts';
 import { Vocabulary } from './vocabulary.ts';
@@ -30,11 +31,18 @@ export interface SuggestInput {
   settings?: Partial<DecoderSettings>;
   /** Told of each token taken and its confidence (diagnostics). */
   onStep?: (piece: string, confidence: number) => void;
+  /** The names the code index says are in scope (scope.ts); none without the index. */
+  scope?: Scope;
 }
 
 export interface Suggestion {
   text: string;
   tokens: number;
+  /**
+   * The decoder would have read the names in scope (the word being typed has no other
+   * evidence), and the input had none: a caller that can read them asks again with `scope`.
+   */
+  scopeWanted?: boolean;
 }
 
 const DEFAULT_MAX_TOKENS = 64;
@@ -75,7 +83,9 @@ export class BuiltinModel {
     const { decodeInput, file } = this.prepare(input);
     const result = decode(decodeInput);
     const text = fitToSuffix(result.text, file.suffixLine);
-    return text === '' ? { text: '', tokens: 0 } : { text, tokens: result.tokens };
+    const suggestion: Suggestion = text === '' ? { text: '', tokens: 0 } : { text, tokens: result.tokens };
+    if (result.scopeWanted && !input.scope) suggestion.scopeWanted = true;
+    return suggestion;
   }
 
   /**
@@ -126,6 +136,7 @@ export class BuiltinModel {
       onStep: input.onStep,
       suffixLine: file.suffixLine,
       keys: file.keys,
+      scope: input.scope,
     };
     return { decodeInput, file };
   }

@@ -351,6 +351,19 @@ describe('parseEditBlocks: malformed blocks', () => {
     }
   });
 
+  it('quotes the answer back in a few words: a marker line of 100,000 characters, a text naming 1,000 paths', () => {
+    const long = parseEditBlocks(answer('a.ts', `<<<<<<< SEARCH ${'x'.repeat(100_000)}`, 'x', '=======', 'y', '>>>>>>> REPLACE'));
+    assert.equal(long.problems[0]!.code, 'malformed_marker');
+    assert.match(long.problems[0]!.message, /^Line 2: "<<<<<<< SEARCH x+…" \(100015 characters\) is not a marker/);
+    assert.ok(long.problems[0]!.message.length < 300, `${long.problems[0]!.message.length} characters`);
+    const named = Array.from({ length: 1000 }, (_, i) => `src/f${i}.ts`).join(' ');
+    const unclear = parseEditBlocks(answer(`See ${named} and more.`, '', '<<<<<<< SEARCH', 'x', '=======', 'y', '>>>>>>> REPLACE'));
+    assert.match(
+      unclear.problems[0]!.message,
+      /names "src\/f0\.ts", "src\/f1\.ts", "src\/f2\.ts", "src\/f3\.ts", "src\/f4\.ts" and 995 more, but not on a line of its own/,
+    );
+  });
+
   it('reads an answer without blocks as nothing, and never throws on any text', () => {
     assert.deepEqual(parseEditBlocks(''), { blocks: [], problems: [] });
     assert.deepEqual(parseEditBlocks('Nothing to change.\n=======\nA heading\n'), { blocks: [], problems: [] });

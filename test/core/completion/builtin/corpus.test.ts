@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BuiltinModel, acceptsFile, skipsDirectory, trainOnFolder } from '../../../../src/core/completion/builtin/index.ts';
 import { walk } from '../../../../src/core/completion/builtin/corpus.ts';
+import { WorkspacePaths } from '../../../../src/core/workspace/paths.ts';
 
 /** A model that records what it is fed. */
 class RecordingModel extends BuiltinModel {
@@ -47,7 +48,7 @@ describe('trainOnFolder', () => {
 
   it('feeds the code and skips .git, dot-folders, node_modules, build output, binaries, big and minified files', async () => {
     const model = new RecordingModel();
-    const result = await trainOnFolder(model, root);
+    const result = await trainOnFolder(model, new WorkspacePaths(root));
     assert.deepEqual([...model.fed.keys()].sort(), ['README.md', 'src/add.js', 'src/deep/more.ts']);
     assert.equal(result.files, 3);
     assert.equal(result.bytes, CODE.length * 2 + '# A project\n'.length);
@@ -58,7 +59,7 @@ describe('trainOnFolder', () => {
 
   it('stops at maxBytes', async () => {
     const model = new RecordingModel();
-    const result = await trainOnFolder(model, root, { maxBytes: CODE.length + 20 });
+    const result = await trainOnFolder(model, new WorkspacePaths(root), { maxBytes: CODE.length + 20 });
     // README.md (12 bytes) and src/add.js fit; the next file would not.
     assert.deepEqual([...model.fed.keys()], ['README.md', 'src/add.js']);
     assert.equal(result.files, 2);
@@ -68,7 +69,7 @@ describe('trainOnFolder', () => {
   it('rejects with the reason when aborted', async () => {
     const controller = new AbortController();
     controller.abort(new Error('shutting down'));
-    await assert.rejects(trainOnFolder(new BuiltinModel(), root, { signal: controller.signal }), /shutting down/);
+    await assert.rejects(trainOnFolder(new BuiltinModel(), new WorkspacePaths(root), { signal: controller.signal }), /shutting down/);
   });
 
   it('yields to the event loop while it trains', async () => {
@@ -90,7 +91,7 @@ describe('trainOnFolder', () => {
           super.updateFile(filePath, text);
         }
       })();
-      await trainOnFolder(model, many);
+      await trainOnFolder(model, new WorkspacePaths(many));
       counting = false;
       assert.equal(interleaved.length, 60);
       // The loop turned between the first and the last file: it was not held.
@@ -109,15 +110,41 @@ describe('trainOnFolder', () => {
         super.updateFile(filePath, text);
       }
     })();
-    await assert.rejects(trainOnFolder(model, root, { signal: controller.signal }), /stop/);
+    await assert.rejects(trainOnFolder(model, new WorkspacePaths(root), { signal: controller.signal }), /stop/);
     assert.equal(model.fed, 1);
   });
 
   it('walks in a stable order, files under their folders', async () => {
     const seen: string[] = [];
-    for await (const file of walk(root)) seen.push(path.relative(root, file).split(path.sep).join('/'));
+    for await (const file of walk(new WorkspacePaths(root))) seen.push(file.path);
     assert.deepEqual(seen, [...seen].sort());
     assert.ok(!seen.some((f) => f.startsWith('.git/') || f.startsWith('node_modules/')));
+  });
+});
+
+describe('trainOnFolder through the workspace gate', () => {
+  it("follows links only inside the folder, never round a loop, and never learns Loom's own folders", async (t) => {
+    const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-builtin-links-')));
+    t.after(() => fs.rmSync(top, { recursive: true, force: true }));
+    const root = path.join(top, 'home');
+    const write = (relative: string, content: string) => {
+      fs.mkdirSync(path.dirname(path.join(top, relative)), { recursive: true });
+      fs.writeFileSync(path.join(top, relative), content);
+    };
+    write('home/src/add.js', CODE);
+    // Where macOS keeps Loom's settings: not a dot-folder, so only the gate keeps it out.
+    write('home/Library/Preferences/Loom/settings.json', '{"apiToken": "loom_secret_token"}\n');
+    write('outside/secret.js', 'const secret = "outside";\n');
+    fs.symlinkSync(path.join(top, 'outside'), path.join(root, 'out'));
+    fs.symlinkSync(path.join(top, 'outside', 'secret.js'), path.join(root, 'leak.js'));
+    fs.symlinkSync('src', path.join(root, 'lib'));
+    fs.symlinkSync('..', path.join(root, 'src', 'up'));
+    const model = new RecordingModel();
+    await trainOnFolder(
+      model,
+      new WorkspacePaths(root, { loomFolders: [{ path: path.join(root, 'Library/Preferences/Loom'), what: "Loom's config folder" }] }),
+    );
+    assert.deepEqual([...model.fed.keys()], ['lib/add.js', 'src/add.js']);
   });
 });
 
