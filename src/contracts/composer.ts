@@ -51,6 +51,18 @@ export const ComposerSessionRequest = Type.Object(
 );
 export type ComposerSessionRequest = Static<typeof ComposerSessionRequest>;
 
+export const ComposerMessageRequest = Type.Object(
+  {
+    message: Type.String({
+      minLength: 1,
+      maxLength: MAX_PROMPT_CHARS,
+      description: 'What the session should do next, in words: it goes on from its edits (or its plan) with this message.',
+    }),
+  },
+  { additionalProperties: false, title: 'ComposerMessageRequest' },
+);
+export type ComposerMessageRequest = Static<typeof ComposerMessageRequest>;
+
 export const ComposerSessionCreated = Type.Object(
   {
     sessionId: Type.String({ format: 'uuid' }),
@@ -86,7 +98,21 @@ export const ComposerSession = Type.Object(
     files: Type.Array(Type.String()),
     workspace: Type.Union([Type.String(), Type.Null()]),
     plan: Type.Union([ComposerPlan, Type.Null()], { description: 'plan mode, once completed.' }),
-    edits: Type.Array(ComposerEdit, { description: 'edit mode: the changes so far (all of them once ended).' }),
+    edits: Type.Array(ComposerEdit, {
+      description: 'edit mode: the changes so far (all of them once ended), each from the files as the session first found them, follow-ups included.',
+    }),
+    messages: Type.Array(
+      Type.Object({
+        message: Type.String(),
+        at: Type.String({ format: 'date-time' }),
+        after: StringEnum(COMPOSER_STATUSES, { description: 'How the work before the message had ended.' }),
+        seq: Type.Integer({ minimum: 1, description: "The seq of the message's event: follow its run with `after` = seq - 1." }),
+      }),
+      { description: 'The follow-up messages that continued the session, oldest first, each with the status the work before it had ended with.' },
+    ),
+    base: Type.Union([Type.String(), Type.Null()], {
+      description: 'A git workspace: the commit the session started from (and its follow-ups too), once it ran.',
+    }),
     branch: Type.Union([Type.String(), Type.Null()], { description: 'A git workspace: loom/composer/<sessionId>, holding the commit.' }),
     commit: Type.Union([Type.String(), Type.Null()]),
     pushed: Type.Boolean({ description: "Whether the branch was pushed to the workspace's origin." }),

@@ -114,7 +114,7 @@ import {
   CodeTextSearch,
   CodeTextSearchQuery,
 } from './code-resources.ts';
-import { ComposerSession, ComposerSessionCreated, ComposerSessionParams } from './composer.ts';
+import { ComposerMessageRequest, ComposerSession, ComposerSessionCreated, ComposerSessionParams } from './composer.ts';
 import {
   LocalComposerApplied,
   LocalComposerApplyRequest,
@@ -1346,6 +1346,20 @@ export const cancelComposerSession = defineRoute({
   errors: [...COMPOSER_ERRORS],
 });
 
+export const continueComposerSession = defineRoute({
+  id: 'continueComposerSession',
+  method: 'POST',
+  path: '/api/composer/sessions/:sessionId/message',
+  summary: 'Continue a composer session with a message',
+  description:
+    "Continues a session that has ended with the user's message, as the hosted API's `continueComposerSession` does: it goes on from its edits (or its plan) with new budgets, and its events go on (`message`, then `status`). A session still queued or running is 409 `SESSION_RUNNING`. Apply the edits once it has ended for good: they stay changes from the workspace as the session first found it.",
+  tag: 'Composer',
+  request: { params: ComposerSessionParams, body: ComposerMessageRequest },
+  success: { status: 200, description: 'The session, queued again.', schema: ComposerSession },
+  emits: ['composer:status'],
+  errors: [...COMPOSER_ERRORS, 'session_running', 'rate_limited', 'model_unavailable'],
+});
+
 export const applyComposerSession = defineRoute({
   id: 'applyComposerSession',
   method: 'POST',
@@ -1435,6 +1449,7 @@ export const localRoutes = [
   getComposerSession,
   listComposerEvents,
   cancelComposerSession,
+  continueComposerSession,
   applyComposerSession,
 ] as const;
 

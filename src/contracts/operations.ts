@@ -8,6 +8,7 @@ import {
   ComposerEventsQuery,
   ComposerSession,
   ComposerSessionCreated,
+  ComposerMessageRequest,
   ComposerSessionParams,
   ComposerSessionRequest,
 } from './composer.ts';
@@ -300,6 +301,22 @@ export const cancelComposerSession = defineOperation({
   errors: ['not_found', 'store_unavailable', 'unsupported_version'],
 });
 
+export const continueComposerSession = defineOperation({
+  operationId: 'continueComposerSession',
+  mcpTool: 'continue_composer_session',
+  method: 'POST',
+  path: '/composer/session/:sessionId/message',
+  summary: 'Continue a composer session with a message',
+  description:
+    "Continues a session that has ended (completed, failed or cancelled) with the user's message: the same session goes on from its edits (a git workspace's from the commit it started from, so every edit stays a change from the files as it first found them) or from its plan, with new budgets. The model is told what it did, how that ended, and the message. Answers the session, queued again; its event stream goes on with `message` and `status` events. A session still queued or running is 409 `session_running`. Apply a session's edits once it has ended for good: a follow-up's edits are counted from the same base. See docs/composer.md.",
+  tag: 'Composer',
+  versions: ['v1'],
+  auth: COMPOSER_AUTH,
+  request: { params: ComposerSessionParams, body: ComposerMessageRequest, contentTypes: ['application/json'] },
+  success: { status: 200, description: 'The session, queued again.', schema: ComposerSession },
+  errors: ['validation_error', 'not_found', 'session_running', 'model_unavailable', 'store_unavailable', 'unsupported_version'],
+});
+
 export const streamComposerEvents = defineStream({
   operationId: 'streamComposerEvents',
   method: 'GET',
@@ -330,6 +347,7 @@ export const operations = [
   createComposerSession,
   getComposerSession,
   cancelComposerSession,
+  continueComposerSession,
   streamComposerEvents,
 ] as const;
 

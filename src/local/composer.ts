@@ -29,7 +29,8 @@ export class WindowComposer {
     void composer
       .list(200)
       .then((sessions) => {
-        for (const session of sessions) if (!ENDED_STATUSES.includes(session.status)) this.follow(session.id, Number.MAX_SAFE_INTEGER);
+        const now = new Date().toISOString();
+        for (const session of sessions) if (!ENDED_STATUSES.includes(session.status)) this.follow(session.id, { since: now });
       })
       .catch((error: unknown) => this.log(`composer sessions could not be listed: ${error instanceof Error ? error.message : String(error)}`));
   }
@@ -46,16 +47,17 @@ export class WindowComposer {
   }
 
   /**
-   * Follows a session's events after `after` (each told as `composer:progress`, a status as
-   * `composer:status`) until it ends. `Number.MAX_SAFE_INTEGER`: only events from now on, told
-   * by their time (a session found at start-up).
+   * Follows a session's events (each told as `composer:progress`, a status as
+   * `composer:status`) until it ends: those after the seq `after`, or those written at `since`
+   * or later (a session found at start-up, or continued by a message: its events before are
+   * told already).
    */
-  follow(sessionId: string, after: number): void {
+  follow(sessionId: string, from: { after: number } | { since: string }): void {
     if (this.following.has(sessionId) || this.stopping.signal.aborted) return;
     const composer = this.current;
-    const since = after === Number.MAX_SAFE_INTEGER ? new Date().toISOString() : undefined;
+    const since = 'since' in from ? from.since : undefined;
     const run = async () => {
-      const stream = await composer.follow(sessionId, since ? 0 : after, this.stopping.signal);
+      const stream = await composer.follow(sessionId, 'after' in from ? from.after : 0, this.stopping.signal);
       for await (const event of stream) {
         if (since && event.at < since) continue;
         await this.events.emit('composer:progress', { sessionId, seq: event.seq, type: event.type });

@@ -3,7 +3,8 @@
 // the database lets one through (docs/composer.md, "Who runs a session").
 import { sql, type Kysely, type Selectable, type Updateable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { Claim, ComposerProgress, ComposerSessionRepository, ComposerWorkspaceRepository } from '../core/composer/records.ts';
-import type { ComposerEvent, ComposerSessionRecord, ComposerWorkspace } from '../core/composer/types.ts';
+import type { ComposerEdit, ComposerEvent, ComposerExchange, ComposerSessionRecord, ComposerWorkspace } from '../core/composer/types.ts';
+import { ENDED_STATUSES } from '../core/composer/types.ts';
 import { reach } from './failures.ts';
 import type { ComposerSessionTable, Database } from './schema.ts';
 
@@ -47,6 +48,9 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
           attempt: record.attempt,
           lease_until: record.leaseUntil,
           cancel_requested: record.cancelRequested ? 1 : 0,
+          base_sha: record.base,
+          conversation: record.conversation.length ? JSON.stringify(record.conversation) : null,
+          start_edits: record.startEdits && JSON.stringify(record.startEdits),
         })
         .execute(),
     );
@@ -157,6 +161,56 @@ export class SqlComposerSessionRepository implements ComposerSessionRepository {
     return record && { record, cancelled: wasQueued };
   }
 
+  async continueWith(
+    id: string,
+    message: { message: string; at: string },
+    budgets: ComposerSessionRecord['budgets'],
+  ): Promise<{ record: ComposerSessionRecord; continued: boolean } | undefined> {
+    const continued = await reach(() =>
+      this.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('composer_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!row || !ENDED_STATUSES.includes(row.status)) return false;
+        // Only from the state just read: of two messages sent at once, one continues the session
+        // (the other's update waits for the row, then finds it queued); its events come after.
+        const requeued = await trx
+          .updateTable('composer_sessions')
+          .set({
+            status: 'queued',
+            start_edits: row.edits,
+            budgets: JSON.stringify(budgets),
+            plan: null,
+            pushed: 0,
+            error: null,
+            ended_at: null,
+            runner: null,
+            lease_until: null,
+            cancel_requested: 0,
+          })
+          .where('id', '=', id)
+          .where('status', '=', row.status)
+          .where('attempt', '=', row.attempt)
+          .executeTakeFirst();
+        if (Number(requeued.numUpdatedRows) !== 1) return false;
+        const before = toRecord(row);
+        const seq = (await appendEvent(trx, id, { type: 'message', data: { message: message.message }, at: message.at }))!;
+        const exchange: ComposerExchange = {
+          ...message,
+          seq,
+          earlier: { status: before.status, error: before.error, summary: before.summary, plan: before.plan, steps: before.steps, tokens: before.tokens },
+        };
+        await trx
+          .updateTable('composer_sessions')
+          .set({ conversation: JSON.stringify([...before.conversation, exchange]) })
+          .where('id', '=', id)
+          .execute();
+        await appendEvent(trx, id, { type: 'status', data: { status: 'queued' }, at: message.at });
+        return true;
+      }),
+    );
+    const record = await this.get(id);
+    return record && { record, continued };
+  }
+
   async runnable(now: number, limit: number): Promise<string[]> {
     const rows = await reach(() =>
       this.db
@@ -258,6 +312,7 @@ function columns(progress: ComposerProgress): Updateable<ComposerSessionTable> {
   if (progress.model !== undefined) values.model = progress.model;
   if (progress.plan !== undefined) values.plan = progress.plan && JSON.stringify(progress.plan);
   if (progress.edits !== undefined) values.edits = JSON.stringify(progress.edits);
+  if (progress.base !== undefined) values.base_sha = progress.base;
   if (progress.branch !== undefined) values.branch = progress.branch;
   if (progress.commit !== undefined) values.commit_sha = progress.commit;
   if (progress.pushed !== undefined) values.pushed = progress.pushed ? 1 : 0;
@@ -301,5 +356,8 @@ function toRecord(row: Selectable<ComposerSessionTable>): ComposerSessionRecord 
     attempt: Number(row.attempt),
     leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
     cancelRequested: Number(row.cancel_requested) === 1,
+    base: row.base_sha,
+    conversation: row.conversation === null ? [] : (JSON.parse(row.conversation) as ComposerExchange[]),
+    startEdits: row.start_edits === null ? null : (JSON.parse(row.start_edits) as ComposerEdit[]),
   };
 }

@@ -214,6 +214,12 @@ export interface ComposerSessionTable {
   attempt: number;
   lease_until: ColumnType<number | string | null, number | null, number | null>;
   cancel_requested: number;
+  /** Added by 0008: null for sessions that never ran (or ran on attachments), and for those of an earlier version. */
+  base_sha: string | null;
+  /** JSON (ComposerExchange[]); null: never continued. */
+  conversation: string | null;
+  /** JSON (ComposerEdit[]); null: the run starts from the copy as it was. */
+  start_edits: string | null;
 }
 
 export interface ComposerEventTable {

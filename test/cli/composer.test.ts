@@ -99,6 +99,9 @@ describe('loom composer', () => {
       mode: 'edit',
       workspace: null,
       attachments: [{ path: 'a.txt', content: 'a\n' }],
+      base: null,
+      conversation: [],
+      startEdits: null,
       status: 'completed',
       budgets: { maxSteps: 10, maxTokens: 1000, timeoutSeconds: 60 },
       model: 'fake-coder',
@@ -170,6 +173,52 @@ describe('loom composer', () => {
     const again = await loomIn(dir, ['composer', 'apply', id!], env);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /src\/add\.ts \(changed since the session read it\)/);
+  });
+
+  it("say: continues an ended session; --watch follows only the run it starts; watch then follows the latest run; apply writes both runs' edits", async (t) => {
+    const dir = checkout(t, { 'src/add.ts': ADD_BEFORE });
+    fake.chat.queue(editTurn('src/add.ts', 'return a - b;', 'return a + b;'), says('Fixed the sign.'));
+    const first = await loomIn(dir, ['composer', 'Fix add', '--files', 'src/**', '--attach', '--watch'], env);
+    assert.equal(first.code, 0, first.stderr);
+    const id = /loom composer apply (\S+)/.exec(first.stdout)![1]!;
+
+    fake.chat.queue(
+      { kind: 'tools', calls: [{ id: 'call_2', name: 'create_file', arguments: JSON.stringify({ path: 'src/sub.ts', content: 'export const sub = 1;\n' }) }] },
+      says('Added sub.'),
+    );
+    const said = await loomIn(dir, ['composer', 'say', id, 'Add sub.ts too.', '--watch'], env);
+    assert.equal(said.code, 0, said.stderr);
+    assert.match(said.stdout, /^created src\/sub\.ts$/m);
+    assert.match(said.stdout, /^Added sub\.$/m);
+    assert.doesNotMatch(said.stdout, /Fixed the sign\./, 'the first run is not shown again');
+    assert.match(said.stdout, /2 edits; write them here with: loom composer apply/);
+
+    const watched = await loomIn(dir, ['composer', 'watch', id, '--json'], env);
+    assert.equal(watched.code, 0, watched.stderr);
+    const lines = watched.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(lines[0].data, { message: 'Add sub.ts too.' });
+    assert.equal(lines.at(-1).messages.length, 1);
+
+    const applied = await loomIn(dir, ['composer', 'apply', id], env);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(read(dir, 'src/add.ts'), ADD_AFTER);
+    assert.equal(read(dir, 'src/sub.ts'), 'export const sub = 1;\n');
+
+    // Refused: an empty message before anything is sent, a running session by the server.
+    const empty = await loomIn(dir, ['composer', 'say', id, '  '], env);
+    assert.equal(empty.code, 2, empty.stderr);
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    t.after(() => fake.chat.release());
+    const heldNow = fake.chat.held();
+    assert.equal((await loomIn(dir, ['composer', 'say', id, 'Think more.'], env)).code, 0);
+    await heldNow;
+    const busy = await loomIn(dir, ['composer', 'say', id, 'And more.'], env);
+    assert.equal(busy.code, 1, busy.stderr);
+    assert.match(busy.stderr, /a message continues a session once it has ended/);
+    await loomIn(dir, ['composer', 'cancel', id], env);
   });
 
   it('--workspace: a session on a registered git repository shows the diff and the pushed branch; apply writes it into a clone', async (t) => {

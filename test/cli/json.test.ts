@@ -36,6 +36,7 @@ const ELSEWHERE: Record<string, string> = {
   'loom composer status': 'test/cli/composer.test.ts',
   'loom composer cancel': 'test/cli/composer.test.ts',
   'loom composer watch': 'test/cli/composer.test.ts',
+  'loom composer say': 'test/cli/composer.test.ts',
   'loom composer diff': 'test/cli/composer.test.ts',
   'loom composer apply': 'test/cli/composer.test.ts',
   'loom code index': 'test/cli/code.test.ts',

@@ -265,6 +265,142 @@ describe('composer sessions (POST /api/v1/composer/session …)', () => {
     assert.equal(git(bare, 'rev-list', '--count', 'main'), '1', 'main is untouched');
   });
 
+  it('continues an ended session with a message: the same session goes on from its edits, told what it did, and its diffs stay from the files as first found', async () => {
+    fake.chat.queue(editTurn('src/add.ts', 'return a - b;', 'return a + b;'), says('Fixed the sign.'));
+    const original = 'export function add(a, b) {\n  return a - b;\n}\n';
+    const res = await createSession(hosted, key, { prompt: 'Fix add', files: ['src/**'], attachments: [{ path: 'src/add.ts', content: original }] });
+    const { sessionId } = (await res.json()) as any;
+    const first = await ended(hosted, key, sessionId);
+    assert.equal(first.status, 'completed', first.error);
+    assert.equal(first.steps, 2);
+
+    fake.chat.queue(
+      editTurn('src/add.ts', 'return a + b;', 'return a + b + 0;'),
+      { kind: 'tools', calls: [{ id: 'call_2', name: 'create_file', arguments: JSON.stringify({ path: 'src/sub.ts', content: 'export const sub = 1;\n' }) }] },
+      says('Added sub.'),
+    );
+    const asked = fake.requests.length;
+    const continued = await post(`${hosted.url}${SESSION}/${sessionId}/message`, { message: 'Now add sub.ts too.' }, 'application/json', bearer(key));
+    assert.equal(continued.status, 200);
+    const queued = (await continued.json()) as any;
+    assert.equal(queued.sessionId, sessionId);
+    assert.ok(['queued', 'running'].includes(queued.status));
+    assert.equal(queued.messages.length, 1);
+    assert.deepEqual(
+      { ...queued.messages[0], at: undefined },
+      { message: 'Now add sub.ts too.', after: 'completed', seq: queued.messages[0].seq, at: undefined },
+    );
+
+    const second = await ended(hosted, key, sessionId);
+    assert.equal(second.status, 'completed', second.error);
+    assert.equal(second.summary, 'Added sub.');
+    assert.equal(second.steps, 5, 'turns count on from the first run');
+    const edits = Object.fromEntries(second.edits.map((edit: any) => [edit.file, edit]));
+    assert.deepEqual(Object.keys(edits).sort(), ['src/add.ts', 'src/sub.ts']);
+    assert.equal(edits['src/add.ts'].baseHash, first.edits[0].baseHash, 'still a change from the attachment as sent');
+    assert.match(edits['src/add.ts'].diff, /^-  return a - b;$/m);
+    assert.match(edits['src/add.ts'].diff, /^\+  return a \+ b \+ 0;$/m);
+    assert.equal(edits['src/sub.ts'].action, 'created');
+
+    // The model was told the task, its own last words, what it had changed, then the message.
+    const prompt = fake.requests[asked]!.body.messages as { role: string; content: string }[];
+    assert.match(prompt[1]!.content, /Fix add/);
+    assert.deepEqual(prompt[2], { role: 'assistant', content: 'Fixed the sign.' });
+    assert.match(prompt[3]!.content, /Your earlier work ended: you finished it with a summary\. Your changes so far: src\/add\.ts \(modified\)/);
+    assert.match(prompt[3]!.content, /Now add sub\.ts too\.$/);
+
+    // From the start, the stream goes on past the first end to the second; from the message's seq, only the second run.
+    const events = await readEvents(await fetch(`${hosted.url}${SESSION}/${sessionId}/events`, { headers: bearer(key) }));
+    assert.deepEqual(
+      events.filter((e) => e.event === 'status' || e.event === 'message').map((e) => e.data.status ?? e.data.message),
+      ['queued', 'running', 'completed', 'Now add sub.ts too.', 'queued', 'running', 'completed'],
+    );
+    const run = await readEvents(await fetch(`${hosted.url}${SESSION}/${sessionId}/events?after=${queued.messages[0].seq - 1}`, { headers: bearer(key) }));
+    assert.equal(run[0]!.event, 'message');
+    assert.deepEqual(run.at(-1)!.data, { status: 'completed' });
+  });
+
+  it("continues on a git workspace from the commit it started from: one commit on its branch, with both runs' edits", async (t) => {
+    const { bare } = bareRepository(t, { 'README.md': '# App\n', 'src/add.ts': 'export const add = (a, b) => a - b;\n' });
+    await hosted.store.composerWorkspaces.put({ name: 'app', repo: bare, branch: null, push: true, createdAt: new Date().toISOString() });
+    t.after(() => hosted.store.composerWorkspaces.remove('app'));
+    const base = git(bare, 'rev-parse', 'main');
+    fake.chat.queue(editTurn('src/add.ts', 'export const add = (a, b) => a - b;', 'export const add = (a, b) => a + b;'), says('Done.'));
+    const { sessionId } = (await (await createSession(hosted, key, { prompt: 'Fix add', files: ['**'], workspace: 'app' })).json()) as any;
+    const first = await ended(hosted, key, sessionId);
+    assert.equal(first.status, 'completed', first.error);
+    assert.equal(first.base, base);
+    assert.deepEqual(
+      first.edits.map((edit: any) => edit.file),
+      ['src/add.ts'],
+    );
+
+    // main moves on meanwhile: the follow-up still starts from the session's base.
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-composer-moved-'));
+    t.after(() => fs.rmSync(other, { recursive: true, force: true }));
+    git(other, 'clone', '-q', bare, '.');
+    fs.writeFileSync(path.join(other, 'README.md'), '# App, moved on\n');
+    git(other, 'commit', '-qam', 'moved on');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    fake.chat.queue(editTurn('README.md', '# App', '# App\n\nAdds numbers.'), says('Documented.'));
+    const continued = await post(`${hosted.url}${SESSION}/${sessionId}/message`, { message: 'Document it in the README.' }, 'application/json', bearer(key));
+    assert.equal(continued.status, 200);
+    const second = await ended(hosted, key, sessionId);
+    assert.equal(second.status, 'completed', second.error);
+    assert.equal(second.base, base);
+    assert.deepEqual(second.edits.map((edit: any) => edit.file).sort(), ['README.md', 'src/add.ts']);
+    assert.equal(second.pushed, true);
+    assert.notEqual(second.commit, first.commit);
+    assert.equal(git(bare, 'rev-parse', `refs/heads/${second.branch}`), second.commit);
+    assert.equal(git(bare, 'rev-parse', `${second.commit}^`), base, 'one commit on the base');
+    assert.equal(git(bare, 'show', `${second.commit}:src/add.ts`), 'export const add = (a, b) => a + b;');
+  });
+
+  it('continues a plan: the model sees its plan and the message, and answers the whole plan again', async () => {
+    fake.chat.queue(says('{"summary": "Rename add.", "steps": ["Rename it"], "files": ["src/add.ts"]}'));
+    const res = await createSession(hosted, key, {
+      prompt: 'Rename add to sum',
+      files: ['src/**'],
+      mode: 'plan',
+      attachments: [{ path: 'src/add.ts', content: 'export function add() {}\n' }],
+    });
+    const { sessionId } = (await res.json()) as any;
+    await ended(hosted, key, sessionId);
+    fake.chat.queue(says('{"summary": "Rename add, with tests.", "steps": ["Rename it", "Test it"], "files": ["src/add.ts", "test/add.test.ts"]}'));
+    const asked = fake.requests.length;
+    assert.equal((await post(`${hosted.url}${SESSION}/${sessionId}/message`, { message: 'Add a test step.' }, 'application/json', bearer(key))).status, 200);
+    const session = await ended(hosted, key, sessionId);
+    assert.equal(session.status, 'completed', session.error);
+    assert.deepEqual(session.plan.steps, ['Rename it', 'Test it']);
+    assert.equal(session.steps, 2);
+    const prompt = fake.requests[asked]!.body.messages as { role: string; content: string }[];
+    assert.deepEqual(prompt.at(-2), { role: 'assistant', content: JSON.stringify({ summary: 'Rename add.', steps: ['Rename it'], files: ['src/add.ts'] }) });
+    assert.match(prompt.at(-1)!.content, /Add a test step\./);
+  });
+
+  it("a message to a session still running is 409 session_running, an empty one 400, another user's 404; none changes the session", async () => {
+    fake.chat.queue({ kind: 'text', text: 'thinking…', hold: true });
+    const { sessionId } = (await (
+      await createSession(hosted, key, { prompt: 'Slow', files: ['a.txt'], attachments: [{ path: 'a.txt', content: 'a\n' }] })
+    ).json()) as any;
+    await fake.chat.held();
+    const say = (body: unknown, as = key) => post(`${hosted.url}${SESSION}/${sessionId}/message`, body, 'application/json', bearer(as));
+    const running = await say({ message: 'More.' });
+    assert.equal(running.status, 409);
+    assert.equal(((await running.json()) as any).error, 'session_running');
+    fake.chat.release();
+    const session = await ended(hosted, key, sessionId);
+    for (const body of [{ message: '' }, { message: '   ' }, {}, { message: 'x', extra: 1 }, { message: 'x'.repeat(32_001) }]) {
+      const refused = await say(body);
+      assert.equal(refused.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(((await refused.json()) as any).error, 'validation_error');
+    }
+    const other = await say({ message: 'Mine now.' }, otherKey);
+    assert.equal(other.status, 404);
+    const after = (await getSession(hosted, key, sessionId)).body;
+    assert.deepEqual(after, session);
+  });
+
   it("carries the agents' budgets; a session that runs out of turns ends failed, saying which", async (t) => {
     const limited = await startTestHosted({
       completion: { provider: 'openai', openai: { baseUrl: fake.baseUrl, model: 'fake-coder', fim: 'off' } },

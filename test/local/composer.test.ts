@@ -43,6 +43,7 @@ describe('composer routes under loom serve alone', () => {
       ['GET', `/api/composer/sessions/${id}`, undefined],
       ['GET', `/api/composer/sessions/${id}/events`, undefined],
       ['POST', `/api/composer/sessions/${id}/cancel`, undefined],
+      ['POST', `/api/composer/sessions/${id}/message`, { message: 'More.' }],
       ['POST', `/api/composer/sessions/${id}/apply`, {}],
     ] as const) {
       const answer = await local.request(method, route, body);
@@ -224,6 +225,35 @@ describe('composer routes beside the hosted API (loom up)', () => {
     assert.equal((await request('GET', `/api/composer/sessions/${other.id}`)).status, 404);
     assert.equal((await request('POST', `/api/composer/sessions/${other.id}/apply`, {})).status, 404);
     assert.equal((await request('GET', `/api/composer/sessions/${randomUUID()}`)).status, 404);
+  });
+
+  it("continues an ended session with a message: its progress is told again, and the apply writes both runs' edits", async () => {
+    const creates = (file: string, content: string): ScriptedTurn => ({
+      kind: 'tools',
+      calls: [{ id: 'call_1', name: 'create_file', arguments: JSON.stringify({ path: file, content }) }],
+    });
+    fake.chat.queue(creates('src/mul.ts', 'export const mul = 1;\n'), says('Added mul.'));
+    const id = await start('Add mul');
+    assert.equal((await ended(id)).status, 'completed');
+    const told = seen.length;
+    fake.chat.queue(creates('src/sub.ts', 'export const sub = 1;\n'), says('Added sub.'));
+    const continued = await request('POST', `/api/composer/sessions/${id}/message`, { message: 'Add sub.ts too.' });
+    assert.equal(continued.status, 200, JSON.stringify(continued.json));
+    assert.equal(continued.json.messages[0].message, 'Add sub.ts too.');
+    await waitFor(
+      () => seen.slice(told).some((event) => event.type === 'composer:status' && event.data.sessionId === id && event.data.status === 'completed'),
+      undefined,
+      'the end of the continued run, told',
+    );
+    const session = (await request('GET', `/api/composer/sessions/${id}`)).json;
+    assert.equal(session.status, 'completed', JSON.stringify(session.error));
+    assert.ok(seen.slice(told).some((event) => event.type === 'composer:status' && event.data.status === 'queued'));
+    assert.deepEqual(session.edits.map((edit: any) => edit.file).sort(), ['src/mul.ts', 'src/sub.ts']);
+    const applied = await request('POST', `/api/composer/sessions/${id}/apply`, {});
+    assert.equal(applied.status, 200, JSON.stringify(applied.json));
+    assert.equal(fs.readFileSync(path.join(workspace, 'src', 'mul.ts'), 'utf8'), 'export const mul = 1;\n');
+    assert.equal(fs.readFileSync(path.join(workspace, 'src', 'sub.ts'), 'utf8'), 'export const sub = 1;\n');
+    for (const file of ['mul.ts', 'sub.ts']) fs.rmSync(path.join(workspace, 'src', file));
   });
 
   it('cancels a session the model holds; applying it needs partial', async () => {

@@ -74,6 +74,55 @@ for (const dialect of STORE_DIALECTS) {
       );
     });
 
+    it('continues an ended session with a message, once: its edits kept to start from, the message and how the work ended kept, its events appended', async (t) => {
+      const options = await dialect.fresh(t);
+      if (!options) return;
+      const { composerSessions: sessions } = await open(t, options);
+      const id = session(1).id;
+      await sessions.create(session(1));
+      const budgets = { maxSteps: 5, maxTokens: 1000, timeoutSeconds: 60 };
+      assert.deepEqual(
+        await sessions.continueWith(id, { message: 'more', at: 'x' }, budgets),
+        { record: await sessions.get(id), continued: false },
+        'queued: not ended',
+      );
+      assert.equal(await sessions.continueWith('nope', { message: 'more', at: 'x' }, budgets), undefined);
+
+      const { claim } = (await sessions.claim(id, 'runner-a', 1000, 61_000))!;
+      const edits = [{ file: 'src/a.ts', action: 'modified' as const, diff: '--- a\n+++ b\n', baseHash: 'ab', content: 'x' }];
+      await sessions.update(id, claim, { edits, base: 'c0ffee', steps: 3, tokens: 40, summary: 'Did it.', pushed: true });
+      assert.equal(await sessions.appendEvent(id, { type: 'status', data: { status: 'completed' }, at: 'a' }, claim), 1);
+      await sessions.update(id, claim, { status: 'completed', endedAt: '2026-01-01T00:10:00.000Z' });
+
+      // Two messages at once: one continues the session, the other finds it queued.
+      const at = '2026-01-01T00:11:00.000Z';
+      const [a, b] = await Promise.all([
+        sessions.continueWith(id, { message: 'one', at }, budgets),
+        sessions.continueWith(id, { message: 'two', at }, budgets),
+      ]);
+      assert.equal([a, b].filter((answer) => answer?.continued).length, 1);
+      const record = (await sessions.get(id))!;
+      const said = a!.continued ? 'one' : 'two';
+      assert.equal(record.status, 'queued');
+      assert.deepEqual(record.conversation, [
+        { message: said, at, seq: 2, earlier: { status: 'completed', error: null, summary: 'Did it.', plan: null, steps: 3, tokens: 40 } },
+      ]);
+      assert.deepEqual(record.startEdits, edits);
+      assert.deepEqual(record.edits, edits, 'the edits stay readable until the next run');
+      assert.deepEqual(record.budgets, budgets);
+      assert.equal(record.base, 'c0ffee');
+      assert.equal(record.pushed, false);
+      assert.equal(record.endedAt, null);
+      assert.deepEqual(
+        (await sessions.events(id, 1, 10)).map((e) => [e.seq, e.type, e.data]),
+        [
+          [2, 'message', { message: said }],
+          [3, 'status', { status: 'queued' }],
+        ],
+      );
+      assert.deepEqual(await sessions.runnable(2000, 10), [id]);
+    });
+
     it('cancels a queued session at once and flags a running one; hands a session back', async (t) => {
       const options = await dialect.fresh(t);
       if (!options) return;

@@ -79,13 +79,17 @@ export class GitWorkspaceClones implements WorkspaceClones {
   constructor(private readonly options: ClonesOptions) {}
 
   /** Fetches the workspace's origin into its clone (made on first use) and checks out `branch` from its base in a new worktree. */
-  async checkout(workspace: ComposerWorkspace, branch: string, signal?: AbortSignal): Promise<Worktree> {
+  async checkout(workspace: ComposerWorkspace, branch: string, signal?: AbortSignal, from?: string): Promise<Worktree> {
     const clone = this.clonePath(workspace);
     return this.locked(clone, async () => {
       await this.ensureClone(workspace, clone, signal);
       await this.git(clone, workspace, ['fetch', '--prune', '--no-tags', 'origin', '+refs/heads/*:refs/remotes/origin/*'], { network: true, signal });
       let baseRef: string;
-      if (workspace.branch) baseRef = `refs/remotes/origin/${workspace.branch}`;
+      if (from !== undefined) {
+        // A commit the clone had (a session's base): only a full object name, never an option or a ref expression.
+        if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(from)) throw new Error(`${JSON.stringify(from.slice(0, 80))} is not a commit id.`);
+        baseRef = from;
+      } else if (workspace.branch) baseRef = `refs/remotes/origin/${workspace.branch}`;
       else {
         await this.git(clone, workspace, ['remote', 'set-head', 'origin', '--auto'], { network: true, signal });
         baseRef = 'refs/remotes/origin/HEAD';

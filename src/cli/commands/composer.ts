@@ -1,11 +1,11 @@
-// `loom composer "prompt" …` and `loom composer status|cancel|watch|diff|apply ID`: composer
+// `loom composer "prompt" …`, `loom composer status|cancel|watch|diff|apply ID` and `loom composer say ID "message"`: composer
 // sessions on a hosted server (docs/composer.md), from the command line. The session runs on
 // the server; `apply` is the only step that writes on this machine, all or nothing.
 //
 // This module only defines the commands (commander alone): each action loads the
 // implementation, composer/actions.ts, when it runs, so that other commands never load it.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ApplyOptions, CreateOptions, ServerOptions } from '../composer/actions.ts';
+import type { ApplyOptions, CreateOptions, SayOptions, ServerOptions } from '../composer/actions.ts';
 import { cliAction } from '../errors.ts';
 
 /** The session modes, as contracts/composer.ts COMPOSER_MODES has them (test/cli/composer.test.ts checks they agree). */
@@ -59,6 +59,17 @@ export function composerCommand(): Command {
       )
         .option('--json', 'one event per line (NDJSON), the session last')
         .action(cliAction(async (id: string, options: ServerOptions & { json?: boolean }) => (await actions()).watch(id, options))),
+    )
+    .addCommand(
+      withServer(
+        new Command('say')
+          .description('continue a session that has ended with a message: it goes on from its edits (or its plan) on the server')
+          .argument('<sessionId>', 'the session id', sessionId)
+          .argument('<message>', 'what the session should do next, in your words'),
+      )
+        .option('--watch', 'follow the run the message starts to its end (exit 1 unless it completes)')
+        .option('--json', 'print the session, queued again, as JSON; with --watch, one event per line (NDJSON) and the session last')
+        .action(cliAction(async (id: string, message: string, options: SayOptions) => (await actions()).say(id, message, options))),
     )
     .addCommand(
       withServer(new Command('diff').description("a session's edits as one patch (unified diffs)").argument('<sessionId>', 'the session id', sessionId))

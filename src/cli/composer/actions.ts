@@ -1,5 +1,5 @@
 // What `loom composer` does (the command definitions are in commands/composer.ts, which loads
-// this module only when a composer command runs): start, watch, status, cancel, diff, apply.
+// this module only when a composer command runs): start, say, watch, status, cancel, diff, apply.
 import fs from 'node:fs';
 import path from 'node:path';
 import { followComposerEvents } from '../../client/composer-events.ts';
@@ -62,18 +62,44 @@ export async function create(prompt: string, options: CreateOptions): Promise<vo
   print(`${created.sessionId} ${created.status}${where}; follow it with: loom composer watch ${created.sessionId}\n`);
 }
 
+export interface SayOptions extends ServerOptions {
+  watch?: boolean;
+  json?: boolean;
+}
+
 /**
- * Follows a session's events to its end, printing each (NDJSON with `json`), then sets exit 1
- * unless it completed. A person sees each edit's diff as it lands: the event names the file,
- * the session holds its diff.
+ * `loom composer say ID "message"`: continues a session that has ended.
+ *
+ * @example await say(id, 'Also update the README', { watch: true });
  */
-async function watchToEnd(connection: ComposerConnection, id: string, json: boolean): Promise<void> {
+export async function say(id: string, message: string, options: SayOptions): Promise<void> {
+  if (message.trim() === '') throw new CliError('the message is empty: say what the session should do next', EXIT.usage);
+  const connection = await connect(options);
+  const session = await connection.call((client) => client.call('continueComposerSession', { params: { sessionId: id }, body: { message } }));
+  if (options.watch) return watchToEnd(connection, id, options.json === true, lastRunStart(session));
+  if (options.json) return printJson(session);
+  print(`${session.sessionId} ${session.status}; follow it with: loom composer watch ${session.sessionId}\n`);
+}
+
+/** The seq after which a session's latest run's events come: that of its last message, or the start. */
+function lastRunStart(session: ComposerSession): number {
+  const last = session.messages.at(-1);
+  return last ? last.seq - 1 : 0;
+}
+
+/**
+ * Follows a session's events from `after` to its end, printing each (NDJSON with `json`), then
+ * sets exit 1 unless it completed. A person sees each edit's diff as it lands: the event names
+ * the file, the session holds its diff.
+ */
+async function watchToEnd(connection: ComposerConnection, id: string, json: boolean, after = 0): Promise<void> {
   const shown = new Map<string, string>();
   try {
     for await (const event of followComposerEvents({
       url: connection.server,
       token: connection.token(),
       sessionId: id,
+      after,
       onReconnect: (after, why) => printProblem(`the event stream broke off (${why}); resuming after event ${after}`),
     })) {
       if (json) {
@@ -181,7 +207,9 @@ export async function cancel(id: string, options: ServerOptions & { json?: boole
 
 /** `loom composer watch ID`. */
 export async function watch(id: string, options: ServerOptions & { json?: boolean }): Promise<void> {
-  await watchToEnd(await connect(options), id, options.json === true);
+  const connection = await connect(options);
+  // A continued session: its latest run (the events of earlier ones end at their own ends).
+  await watchToEnd(connection, id, options.json === true, lastRunStart(await getSession(connection, id)));
 }
 
 /** `loom composer diff ID`. */

@@ -22,8 +22,12 @@ export interface Worktree {
  * await clones.release(workspace, tree);
  */
 export interface WorkspaceClones {
-  /** Fetches the workspace's origin into its clone (made on first use) and checks out `branch` from its base in a new worktree. */
-  checkout(workspace: ComposerWorkspace, branch: string, signal?: AbortSignal): Promise<Worktree>;
+  /**
+   * Fetches the workspace's origin into its clone (made on first use) and checks out `branch`
+   * in a new worktree, from the workspace's base, or from the commit `from` (a follow-up's:
+   * the commit the session first started from).
+   */
+  checkout(workspace: ComposerWorkspace, branch: string, signal?: AbortSignal, from?: string): Promise<Worktree>;
   /** Commits everything in the worktree; null when nothing changed. */
   commit(workspace: ComposerWorkspace, tree: Worktree, message: string): Promise<string | null>;
   /** Pushes `branch` to the origin under the same name, replacing the session's earlier push. */

@@ -27,6 +27,8 @@ export interface DesktopComposer {
   /** The session; LoomError not_found when it is not the owner's. */
   get(sessionId: string): Promise<ComposerSessionRecord>;
   cancel(sessionId: string): Promise<ComposerSessionRecord>;
+  /** Continues an ended session with the owner's message (ComposerService.continue). */
+  continue(sessionId: string, request: { message: string }): Promise<ComposerSessionRecord>;
   /** Events after `after`, at most `limit`, without waiting for more. */
   events(sessionId: string, after: number, limit: number): Promise<ComposerEvent[]>;
   /** Events after `after`, then each new one, until the session ends or `signal` aborts. */
@@ -72,6 +74,7 @@ export function desktopComposer(service: ComposerService, users: UserRepository,
     create: async ({ prompt, files, mode }) => service.create(await ownerId(), { prompt, files, ...(mode ? { mode } : {}) }),
     get: async (sessionId) => service.get(await ownerId(), sessionId),
     cancel: async (sessionId) => service.cancel(await ownerId(), sessionId),
+    continue: async (sessionId, request) => service.continue(await ownerId(), sessionId, request),
     events: async (sessionId, after, limit) => service.events(await ownerId(), sessionId, after, limit),
     follow: async (sessionId, after, signal) => service.follow(await ownerId(), sessionId, after, signal),
   };

@@ -1,7 +1,7 @@
 // Plan mode: one chat call that answers what would be done (steps, the files it would touch);
 // nothing changes. The model is asked for a JSON object; an answer that is not one still
 // gives a plan (its text as the summary, its list items as the steps).
-import type { ChatProvider, ChatResult } from '../completion/chat.ts';
+import type { ChatMessage, ChatProvider, ChatResult } from '../completion/chat.ts';
 import type { WalkedFile } from '../agents/scope/walk.ts';
 import { trimText } from '../agents/types.ts';
 import type { ComposerPlan } from './types.ts';
@@ -47,7 +47,7 @@ export function planMessages(prompt: string, globs: readonly string[], files: re
  */
 export async function askForPlan(
   provider: ChatProvider,
-  messages: ReturnType<typeof planMessages>,
+  messages: ChatMessage[],
   maxTokens: number,
   signal: AbortSignal,
 ): Promise<{ plan: ComposerPlan; result: ChatResult }> {

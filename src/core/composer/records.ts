@@ -13,6 +13,8 @@ export interface ComposerProgress {
   model?: string;
   plan?: ComposerPlan | null;
   edits?: ComposerEdit[];
+  /** The commit a git workspace's copy started from. */
+  base?: string | null;
   branch?: string | null;
   commit?: string | null;
   pushed?: boolean;
@@ -59,6 +61,18 @@ export interface ComposerSessionRepository {
    * running one is flagged for its runner to notice. Answers the record after.
    */
   requestCancel(id: string, now: string): Promise<{ record: ComposerSessionRecord; cancelled: boolean } | undefined>;
+  /**
+   * Continues an ended session with the user's `message`: queued again under `budgets`, the
+   * message added to its conversation with how the work before it ended, its edits kept as
+   * what the next run starts from, and `message` then `status` (queued) events, all in one
+   * transaction. `continued` is false (nothing written) when the session has not ended, or
+   * another message continued it first. Undefined when there is no such session.
+   */
+  continueWith(
+    id: string,
+    message: { message: string; at: string },
+    budgets: ComposerSessionRecord['budgets'],
+  ): Promise<{ record: ComposerSessionRecord; continued: boolean } | undefined>;
   /** Ids of sessions a runner should pick up: queued, or running with a lease ended before `now`. Oldest first. */
   runnable(now: number, limit: number): Promise<string[]>;
   /** Appends an event (numbered after the last one); with `claim`, only while it holds. Answers its seq, or undefined when the claim was lost. */

@@ -5,7 +5,7 @@
 // lease that lapses, and the next claim takes the session over from the start, clearing what
 // the dead attempt recorded (a pushed branch or a written plan is kept, and not made again). A heartbeat renews the lease and reads the cancel flag, so a
 // cancel asked of any process stops the session within one heartbeat.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +31,8 @@ import type { ChatMessage, ChatProvider } from '../completion/chat.ts';
 import type { CodeIntel } from '../code/service.ts';
 import { WorkspacePaths, type LoomFolder } from '../workspace/paths.ts';
 import type { WorkspaceClones, Worktree } from './clones.ts';
+import { continuedPlanTurns, continuedTurns, replayEdits } from './continuation.ts';
+import { contentHash } from './hash.ts';
 import { askForPlan, planMessages } from './plan.ts';
 import type { Claim, ComposerProgress, ComposerSessionRepository, ComposerWorkspaceRepository } from './records.ts';
 import type { ComposerEdit, ComposerSessionRecord, ComposerStatus, ComposerWorkspace } from './types.ts';
@@ -41,8 +43,23 @@ const SCOPE_FILES = 10_000;
 const EVENT_TEXT_CHARS = 500;
 /** The cache key of sessions on attachments (a workspace's sessions use its name). */
 const ATTACHMENTS_CACHE = '(attachments)';
-/** What a session's second or later attempt clears before it starts: an attempt's result is its own. */
-const STARTED_OVER: ComposerProgress = { plan: null, edits: [], branch: null, commit: null, error: null, summary: null, steps: 0, tokens: 0 };
+/**
+ * What a session's second or later run clears before it starts: an attempt's result is its
+ * own. A follow-up's run starts from the session's edits and counters before the message.
+ */
+function startedOver(record: ComposerSessionRecord): ComposerProgress {
+  const earlier = record.conversation.at(-1)?.earlier;
+  return {
+    plan: null,
+    edits: record.startEdits ?? [],
+    branch: null,
+    commit: null,
+    error: null,
+    summary: null,
+    steps: earlier?.steps ?? 0,
+    tokens: earlier?.tokens ?? 0,
+  };
+}
 
 /** A session copy's code index, open while the session runs. */
 export interface SessionCodeIndex {
@@ -235,35 +252,45 @@ export class ComposerRunner {
       if (held.controller.signal.aborted) throw held.controller.signal.reason;
       const provider = this.options.providers.selectChat();
       // A takeover starts over from a fresh copy: what an earlier attempt recorded is not this one's result.
-      await write({ startedAt: this.now(), model: provider.name, ...(record.attempt > 1 ? STARTED_OVER : {}) });
+      await write({ startedAt: this.now(), model: provider.name, ...(record.attempt > 1 ? startedOver(record) : {}) });
       await event('status', { status: 'running', attempt: held.claim.attempt, model: provider.name });
       if (record.workspace !== null) {
         workspace = await this.options.workspaces.get(record.workspace);
         if (!workspace) return await end('failed', `The workspace ${record.workspace} is no longer registered.`);
-        tree = await this.clones.checkout(workspace, `loom/composer/${record.id}`, held.controller.signal);
+        // A follow-up starts from the commit the session first started from, not the branch's newest.
+        tree = await this.clones.checkout(workspace, `loom/composer/${record.id}`, held.controller.signal, record.base ?? undefined);
         scratch = tree.path;
+        if (record.base === null) await write({ base: tree.base });
       } else {
         scratch = this.attachmentsCopy(record);
       }
       const files = new FolderFiles(this.workspacePaths(scratch));
+      // Before the index: the copy holds the session's earlier result when the model starts.
+      const changes = await replayEdits(files, record.startEdits ?? []);
       code = await this.indexCopy(record, scratch, held.controller.signal);
       const scope = new GlobSet(record.files);
       const inScope = await filesInScope(files.paths, scope);
+      const earlier = record.conversation.at(-1)?.earlier;
       if (record.mode === 'plan') {
         const { plan, result } = await askForPlan(
           provider,
-          planMessages(record.prompt, record.files, inScope, (file) => safeRead(files, file)),
+          [...planMessages(record.prompt, record.files, inScope, (file) => safeRead(files, file)), ...continuedPlanTurns(record.conversation)],
           Math.min(TURN_MAX_TOKENS, record.budgets.maxTokens),
           AbortSignal.any([held.controller.signal, AbortSignal.timeout(record.budgets.timeoutSeconds * 1000)]),
         );
         // The plan and its event together: a takeover finds both or neither.
         await write(
-          { plan, steps: 1, tokens: result.usage.promptTokens + result.usage.completionTokens, summary: trimText(plan.summary) },
+          {
+            plan,
+            steps: (earlier?.steps ?? 0) + 1,
+            tokens: (earlier?.tokens ?? 0) + result.usage.promptTokens + result.usage.completionTokens,
+            summary: trimText(plan.summary),
+          },
           { type: 'plan', data: { plan } },
         );
         return await end('completed', null);
       }
-      const loopEnd = await this.edit(record, held, provider, files, scope, inScope, write, event, code?.index);
+      const loopEnd = await this.edit(record, held, provider, files, changes, scope, inScope, write, event, code?.index);
       if (loopEnd.reason === 'interrupted' || held.lost) throw held.controller.signal.reason ?? new TaskStop('interrupted');
       const status = statusOf(loopEnd.reason);
       if (status === 'completed' && workspace && tree) {
@@ -302,13 +329,13 @@ export class ComposerRunner {
     held: Held,
     provider: ChatProvider,
     files: FolderFiles,
+    changes: ChangeLog,
     scope: GlobSet,
     inScope: readonly WalkedFile[],
     write: (progress: ComposerProgress) => Promise<void>,
     event: (type: string, data: Record<string, unknown>) => Promise<void>,
     code: CodeIntel | undefined,
   ): Promise<LoopEnd> {
-    const changes = new ChangeLog();
     const taskFiles = new TaskFiles({
       taskId: record.id,
       files,
@@ -358,6 +385,7 @@ export class ComposerRunner {
         [
           { role: 'system', content: systemPrompt({ globs: record.files, budgets: record.budgets, tools: toolbox.names(), rules: context.rules.text }) },
           { role: 'user', content: firstMessage(record.prompt, record.files, inScope, shown, context.map?.text) },
+          ...continuedTurns(record.conversation, changes.changes()),
         ],
         write,
         event,
@@ -381,8 +409,11 @@ export class ComposerRunner {
     write: (progress: ComposerProgress) => Promise<void>,
     event: (type: string, data: Record<string, unknown>) => Promise<void>,
   ): Promise<LoopEnd> {
-    let steps = 0;
-    let tokens = 0;
+    // A follow-up's turns count on from the session's before it.
+    const earlier = record.conversation.at(-1)?.earlier;
+    let steps = earlier?.steps ?? 0;
+    let tokens = earlier?.tokens ?? 0;
+    const turnsBefore = steps;
     let summary: string | null = null;
     return runLoop({
       provider,
@@ -396,13 +427,13 @@ export class ComposerRunner {
       signal: held.controller.signal,
       record: async (step) => {
         if (step.kind === 'model') {
-          steps = step.turn;
+          steps = turnsBefore + step.turn;
           tokens += (step.tokens?.prompt ?? 0) + (step.tokens?.completion ?? 0);
           if (step.text.trim() !== '') summary = trimText(step.text.trim());
           await write({ steps, tokens, summary });
         }
         await event('step', {
-          turn: step.turn,
+          turn: turnsBefore + step.turn,
           kind: step.kind,
           ...(step.tool !== undefined ? { tool: step.tool, ok: step.ok } : {}),
           text: trimText(step.text, EVENT_TEXT_CHARS),
@@ -491,11 +522,6 @@ function stoppedBecause(reason: EndReason, budgets: AgentBudgets): string {
     default:
       return `The session stopped: ${reason}.`;
   }
-}
-
-/** sha256 (hex) of a file's content: what `apply` compares the local file with. */
-export function contentHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** A change log entry as the session's edits (none when the file ended as it began). */

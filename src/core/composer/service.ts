@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { compileGlob } from '../agents/scope/glob.ts';
 import type { AgentBudgets } from '../agents/types.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { MAX_PROMPT_CHARS } from '../../contracts/composer.ts';
 import { LoomError } from '../errors.ts';
 import type { Job } from '../jobs/queue.ts';
 import { checkAttachments } from './attachments.ts';
@@ -147,6 +148,36 @@ export class ComposerService {
     return this.get(userId, sessionId);
   }
 
+  /**
+   * Continues an ended session with the user's message: the same session, on its copy as it
+   * left it (its edits kept, a git workspace's from the same commit), queued again under the
+   * server's budgets; the model is told what it did and how that ended, then the message.
+   * Resolves with the session, queued. Throws LoomError not_found (not the user's),
+   * validation_error (an empty or too long message), session_running (queued or running: wait
+   * for its end, or cancel it), model_unavailable, or ComposerLimitError.
+   *
+   * @example
+   * await composer.continue(userId, sessionId, { message: 'Also update the README.' });
+   */
+  async continue(userId: string, sessionId: string, request: { message: string }): Promise<ComposerSessionRecord> {
+    const message = typeof request.message === 'string' ? request.message.trim() : '';
+    if (message === '') throw new LoomError('validation_error', 'The message is empty: say what the session should do next.');
+    if (message.length > MAX_PROMPT_CHARS) throw new LoomError('validation_error', `The message is longer than ${MAX_PROMPT_CHARS} characters.`);
+    const record = await this.get(userId, sessionId);
+    if (!ENDED_STATUSES.includes(record.status)) throw sessionRunning(record.status);
+    this.checkModel();
+    const active = await this.options.sessions.countActive(userId);
+    if (active.queued >= this.options.limits().maxQueuedPerUser) {
+      throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
+    }
+    const at = new Date(this.clock.now()).toISOString();
+    const continued = await this.options.sessions.continueWith(sessionId, { message, at }, this.options.budgets());
+    if (!continued) throw new LoomError('not_found', `There is no composer session ${JSON.stringify(sessionId)}.`);
+    if (!continued.continued) throw sessionRunning(continued.record.status);
+    await this.options.queue.enqueue({ kind: 'composer', id: sessionId }).catch(() => {});
+    return this.get(userId, sessionId);
+  }
+
   /** The session's events after `after`, at most `limit`, without waiting for more. Checks ownership. */
   async events(userId: string, sessionId: string, after: number, limit: number): Promise<ComposerEvent[]> {
     await this.get(userId, sessionId);
@@ -155,7 +186,8 @@ export class ComposerService {
 
   /**
    * The session's events after `after`, then each new one as it is written, ending after the
-   * event that ends the session (or when `signal` aborts). Checks ownership before the first.
+   * event that ends the session (a session continued by a message ends again after its run),
+   * or when `signal` aborts. Checks ownership before the first.
    */
   async follow(userId: string, sessionId: string, after: number, signal: AbortSignal): Promise<AsyncIterable<ComposerEvent>> {
     await this.get(userId, sessionId);
@@ -169,10 +201,10 @@ export class ComposerService {
           for (const event of events) {
             last = event.seq;
             yield event;
-            if (event.type === 'status' && ENDED_STATUSES.includes(event.data.status as never)) return;
           }
           if (events.length === EVENTS_PER_READ) continue;
-          // Ended without its last event in view (resumed past it): nothing more will come.
+          // Ended (its end and its last event are written together), and nothing came after
+          // the end: a message that continued it would have its events after. Nothing more will come.
           const record = await sessions.get(sessionId);
           if (!record || (ENDED_STATUSES.includes(record.status) && (await sessions.events(sessionId, last, 1)).length === 0)) return;
           await waitFor(pollMs, signal);
@@ -215,6 +247,14 @@ export class ComposerService {
         : undefined,
     );
   }
+}
+
+function sessionRunning(status: string): LoomError {
+  return new LoomError(
+    'session_running',
+    `The session is ${status}: a message continues a session once it has ended.`,
+    'Wait for its end (its events end with a status event), or cancel it, then send the message.',
+  );
 }
 
 function waitFor(ms: number, signal: AbortSignal): Promise<void> {

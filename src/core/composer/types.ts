@@ -38,6 +38,26 @@ export interface ComposerPlan {
   files: string[];
 }
 
+/** A follow-up message, and how the work before it had ended (what the model is told of its earlier runs). */
+export interface ComposerExchange {
+  message: string;
+  /** ISO 8601. */
+  at: string;
+  /** The seq of its `message` event: a client follows the run it started from there. */
+  seq: number;
+  earlier: {
+    status: ComposerStatus;
+    error: string | null;
+    /** The model's last words then. */
+    summary: string | null;
+    /** The plan then (plan mode). */
+    plan: ComposerPlan | null;
+    /** The session's turns and tokens then: a follow-up's run counts on from them. */
+    steps: number;
+    tokens: number;
+  };
+}
+
 /** A session as stored: its request, its state, its result and the claim of the runner holding it. */
 export interface ComposerSessionRecord {
   /** UUID. */
@@ -50,6 +70,12 @@ export interface ComposerSessionRecord {
   /** The registered workspace it runs on; null for attachments only. */
   workspace: string | null;
   attachments: ComposerAttachment[];
+  /** The commit of a git workspace its copy started from, once it ran: its follow-ups start there too, so that every edit stays a change from it. */
+  base: string | null;
+  /** The user's follow-up messages, oldest first (empty for a session never continued). */
+  conversation: ComposerExchange[];
+  /** The edits the current run starts from: a follow-up's run goes on from the session's earlier edits (null: from the copy as it was). */
+  startEdits: ComposerEdit[] | null;
   status: ComposerStatus;
   budgets: AgentBudgets;
   /** The model that ran it, once running. */
@@ -96,6 +122,9 @@ export function queuedSession(session: NewComposerSession): ComposerSessionRecor
   return {
     ...session,
     status: 'queued',
+    base: null,
+    conversation: [],
+    startEdits: null,
     model: null,
     plan: null,
     edits: null,

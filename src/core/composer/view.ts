@@ -21,6 +21,8 @@ export function composerSessionView(record: ComposerSessionRecord): ComposerSess
     workspace: record.workspace,
     plan: record.plan,
     edits: record.edits ?? [],
+    messages: record.conversation.map((exchange) => ({ message: exchange.message, at: exchange.at, after: exchange.earlier.status, seq: exchange.seq })),
+    base: record.base,
     branch: record.branch,
     commit: record.commit,
     pushed: record.pushed,

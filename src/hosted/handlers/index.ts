@@ -111,6 +111,9 @@ export function createHandlers(services: HandlerServices): Handlers {
 
     cancelComposerSession: async ({ params }, { principal }) => sessionView(await services.composer.cancel(ownerOf(principal), params.sessionId)),
 
+    continueComposerSession: async ({ params, body }, { principal }) =>
+      sessionView(await services.composer.continue(ownerOf(principal), params.sessionId, body)),
+
     streamComposerEvents: async ({ params, query }, { principal, signal, lastEventId }) => {
       const resumeFrom = lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : undefined;
       return services.composer.follow(ownerOf(principal), params.sessionId, resumeFrom ?? query.after ?? 0, signal);

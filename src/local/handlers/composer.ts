@@ -35,7 +35,7 @@ export function composerHandlers({ composer, documents, paths, events }: LocalSe
       const started = await composer.current.create(body);
       await events.emit('composer:status', { sessionId: started.sessionId, status: started.status });
       // The first event (queued) is told above; the follower tells the rest.
-      composer.follow(started.sessionId, 1);
+      composer.follow(started.sessionId, { after: 1 });
       return started;
     },
 
@@ -46,6 +46,14 @@ export function composerHandlers({ composer, documents, paths, events }: LocalSe
     }),
 
     cancelComposerSession: async ({ params }) => composerSessionView(await composer.current.cancel(params.sessionId)),
+
+    continueComposerSession: async ({ params, body }) => {
+      // Its events from the message on are new: the follower tells them, the queued status first.
+      const since = new Date().toISOString();
+      const session = await composer.current.continue(params.sessionId, body);
+      composer.follow(params.sessionId, { since });
+      return composerSessionView(session);
+    },
 
     applyComposerSession: async ({ params, body }) => {
       const session = await composer.current.get(params.sessionId);

@@ -191,6 +191,16 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('agent_tasks').addColumn('conversation', 'text').execute();
       },
     },
+    '0008_composer_conversation': {
+      async up(db: Kysely<any>) {
+        // A session continued with the user's messages (docs/composer.md, "Follow-ups"): the
+        // commit its copy started from, the messages with how the work before each ended, and the
+        // edits the current run goes on from. JSON text read whole; null for earlier sessions.
+        for (const column of ['base_sha', 'conversation', 'start_edits']) {
+          await db.schema.alterTable('composer_sessions').addColumn(column, 'text').execute();
+        }
+      },
+    },
   };
 }
 

@@ -152,6 +152,7 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
           'create_composer_session',
           'get_composer_session',
           'cancel_composer_session',
+          'continue_composer_session',
         ],
       );
     });
@@ -162,9 +163,20 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
         const tool = tools.find((t) => t.name === name)!;
         const request = operation.request as { params?: TSchema; query?: TSchema; body?: TSchema };
         const parts = [request.params, request.query, request.body].filter((part): part is TSchema => part !== undefined);
-        assert.ok(parts.length <= 1, `${name}: one request part at most in today's table`);
-        const expected = parts[0] ? plainSchema(parts[0]) : { type: 'object', properties: {}, additionalProperties: false };
-        assert.deepEqual(tool.inputSchema, expected, `${name} input`);
+        if (parts.length <= 1) {
+          const expected = parts[0] ? plainSchema(parts[0]) : { type: 'object', properties: {}, additionalProperties: false };
+          assert.deepEqual(tool.inputSchema, expected, `${name} input`);
+        } else {
+          // Path parameters and a body: their fields side by side, each required as in its part, nothing else taken.
+          const fields = parts.map((part) => plainSchema(part) as { properties: Record<string, unknown>; required?: string[] });
+          assert.deepEqual(tool.inputSchema.properties, Object.assign({}, ...fields.map((part) => part.properties)), `${name} input`);
+          assert.deepEqual(
+            tool.inputSchema.required,
+            fields.flatMap((part) => part.required ?? []),
+            `${name} required`,
+          );
+          assert.equal(tool.inputSchema.additionalProperties, false, `${name} takes nothing else`);
+        }
         assert.deepEqual(tool.outputSchema, plainSchema(operation.success.schema), `${name} output`);
         assert.equal(tool.title, operation.summary);
         assert.equal(tool.description, operation.description);
@@ -184,6 +196,7 @@ describe('MCP tools (SDK client, Streamable HTTP)', () => {
         create_composer_session: false,
         get_composer_session: false,
         cancel_composer_session: false,
+        continue_composer_session: false,
       });
     });
   });
@@ -392,6 +405,29 @@ describe('MCP composer tools (SDK client, Streamable HTTP, a scripted model)', (
     assert.equal((await ended(sessionId)).status, 'cancelled');
     fake.chat.release();
     assertSame(await call('cancel_composer_session', { sessionId }), (await rest('POST', `${SESSION}/${sessionId}/cancel`)).body, 'cancel_composer_session');
+  });
+
+  it('continue_composer_session continues an ended session as POST …/message does', async () => {
+    fixesAdd();
+    const created = await call('create_composer_session', request('Fix add'));
+    const sessionId = created.structuredContent!.sessionId as string;
+    assert.equal((await ended(sessionId)).status, 'completed');
+    fake.chat.queue({ kind: 'text', text: 'Nothing more to do.' });
+    const continued = await call('continue_composer_session', { sessionId, message: 'Check it once more.' });
+    assert.equal(continued.isError, undefined, JSON.stringify(continued));
+    compared.add('continue_composer_session');
+    assert.equal(continued.structuredContent!.sessionId, sessionId);
+    assert.deepEqual(
+      (continued.structuredContent!.messages as { message: string }[]).map((m) => m.message),
+      ['Check it once more.'],
+    );
+    const session = await ended(sessionId);
+    assert.equal(session.status, 'completed');
+    assert.equal(session.summary, 'Nothing more to do.');
+    // Running or not, an empty message is refused as REST refuses it.
+    const refused = await call('continue_composer_session', { sessionId, message: '  ' });
+    assert.equal(refused.isError, true);
+    assert.deepEqual(JSON.parse(refused.content[0]!.text), (await rest('POST', `${SESSION}/${sessionId}/message`, { message: '  ' })).body);
   });
 
   it('takes a session as large as REST does, past the server body limit, from a caller with a token; without one such a message is 413 unread', async () => {

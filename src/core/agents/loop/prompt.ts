@@ -123,7 +123,16 @@ const NAMED_CHANGES = 50;
  *
  * @example followUpMessage('Also rename sub', { reason: 'done', reverted: false, changes: [{ file: 'src/math.ts', action: 'modified' }] });
  */
-export function followUpMessage(message: string, earlier: { reason: EndReason | null; reverted: boolean; changes: readonly AgentChangeSummary[] }): string {
+export function followUpMessage(
+  message: string,
+  earlier: {
+    reason: EndReason | null;
+    /** How it failed, in words, where that is what is known (a composer session keeps its error, not its reason). */
+    failure?: string;
+    reverted: boolean;
+    changes: readonly AgentChangeSummary[];
+  },
+): string {
   const changed = earlier.changes.slice(0, NAMED_CHANGES).map((change) => `${change.file} (${change.action}${change.from ? ` from ${change.from}` : ''})`);
   const more = earlier.changes.length > NAMED_CHANGES ? `, and ${earlier.changes.length - NAMED_CHANGES} more` : '';
   const state = earlier.reverted
@@ -132,7 +141,7 @@ export function followUpMessage(message: string, earlier: { reason: EndReason | 
       ? `Your changes so far: ${changed.join(', ')}${more}.`
       : 'You have changed no file so far.';
   return [
-    `The user has a new message for you on this task. Your earlier work ended: ${ENDED[earlier.reason ?? 'interrupted']}. ${state} Files may have changed since your last turn: read a file again before you change it.`,
+    `The user has a new message for you on this task. Your earlier work ended: ${earlier.failure ? `it failed: ${earlier.failure}` : ENDED[earlier.reason ?? 'interrupted']}. ${state} Files may have changed since your last turn: read a file again before you change it.`,
     '',
     "The user's message:",
     message.trim(),
