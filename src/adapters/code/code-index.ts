@@ -86,6 +86,11 @@ export class CodeIndex implements CodeIntel {
   private paths: { path: string; folded: string; state: FileHit['state']; language: IndexedLanguage }[] | undefined;
   private closed = false;
   private stillUnsaved: (path: string) => boolean = () => true;
+  /**
+   * The last file query and every entry of `paths` it matched (not only the best): a query that
+   * extends it (Ctrl+P, one more key) can only match among them, so only they are scored.
+   */
+  private lastFileQuery: { paths: NonNullable<CodeIndex['paths']>; query: string; matched: NonNullable<CodeIndex['paths']> } | undefined;
   /** Resolves imports against the paths listed (kept while `paths` is the same list). */
   private resolver: { paths: NonNullable<CodeIndex['paths']>; resolver: ImportResolver } | undefined;
   /** The names defined in the workspace, for Ctrl+T; made on first use, dropped by a build. */
@@ -182,10 +187,20 @@ export class CodeIndex implements CodeIntel {
     if (query.trim() === '') return paths.slice(0, limit).map(({ path, state, language }) => ({ path, score: 0, positions: [], state, language }));
     const prepared = fuzzyQuery(query);
     const kept = new TopK<(typeof paths)[number]>(limit, (entry) => entry.path);
-    for (const entry of paths) {
+    // What matches `query` matches every query it extends: its characters in order (a space
+    // adds a term, each term matched alone), and case-insensitively when it is matched with
+    // case (a capital letter makes a query case-sensitive). So the last query's matches hold all
+    // of this one's, in the same order.
+    const last = this.lastFileQuery;
+    const candidates = last && last.paths === paths && query.startsWith(last.query) ? last.matched : paths;
+    const matched: typeof paths = [];
+    for (const entry of candidates) {
       const match = fuzzyPathScore(prepared, entry.path, prepared.caseSensitive ? entry.path : entry.folded);
-      if (match) kept.offer({ item: entry, ...match });
+      if (!match) continue;
+      matched.push(entry);
+      kept.offer({ item: entry, ...match });
     }
+    this.lastFileQuery = { paths, query, matched };
     return kept.sorted().map(({ item, score, positions }) => ({ path: item.path, score, positions, state: item.state, language: item.language }));
   }
 
