@@ -4,7 +4,7 @@
 // database at any time. The window's view (`editor`) also sees the unsaved text of open
 // documents, parsed into an outline kept in memory while the document has unsaved edits.
 import fs from 'node:fs';
-import { fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../core/code/fuzzy.ts';
+import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../core/code/fuzzy.ts';
 import { NameIndex } from '../../core/code/name-index.ts';
 import { languageOf } from '../../core/code/languages.ts';
 import {
@@ -194,8 +194,17 @@ export class CodeIndex implements CodeIntel {
     const last = this.lastFileQuery;
     const candidates = last && last.paths === paths && query.startsWith(last.query) ? last.matched : paths;
     const matched: typeof paths = [];
+    // One or two letters match nearly every path, and the best ones reach the highest score
+    // there is: past that, a path that could only tie and lose (longer, or after) is not scored,
+    // only tested for a match (for the next key's candidates).
+    const bound = fuzzyPathBound(prepared);
     for (const entry of candidates) {
-      const match = fuzzyPathScore(prepared, entry.path, prepared.caseSensitive ? entry.path : entry.folded);
+      const folded = prepared.caseSensitive ? entry.path : entry.folded;
+      if (!kept.wouldKeep(bound, entry)) {
+        if (fuzzyMayMatch(prepared, folded)) matched.push(entry);
+        continue;
+      }
+      const match = fuzzyPathScore(prepared, entry.path, folded);
       if (!match) continue;
       matched.push(entry);
       kept.offer({ item: entry, ...match });
