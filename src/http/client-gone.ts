@@ -6,9 +6,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error('the client went away'));
-  });
+  // Gone already (it left while the request waited its turn): no 'close' is coming any more.
+  if (reply.raw.destroyed && !reply.raw.writableFinished) controller.abort(new Error('the client went away'));
+  else
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(new Error('the client went away'));
+    });
   return controller.signal;
 }
 

@@ -22,7 +22,7 @@ import { LanguageFeatures } from './code/language-features.ts';
 import { BottomPanel } from './panels/bottom-panel.ts';
 import { QuickOpen } from './panels/quick-open.ts';
 import { SearchView } from './panels/search-view.ts';
-import { mountTerminal, type TerminalPanel } from './terminal/index.ts';
+import type { TerminalPanel } from './terminal/index.ts';
 
 type PanelName = 'search' | 'git' | 'agents' | 'notifications' | 'composer';
 
@@ -106,16 +106,32 @@ async function start(): Promise<void> {
   };
   let shown: PanelName = 'git';
   const bottom = new BottomPanel(() => layout.show('bottom', false));
-  // The terminal lives in the bottom panel: mounted (and its first shell opened) when the panel first shows it.
+  // The terminal lives in the bottom panel: mounted (and its first shell opened) when the panel
+  // first shows it. xterm is a third of the window's script: its chunk is loaded only then.
   let terminal: TerminalPanel | undefined;
+  let terminalLoaded: Promise<TerminalPanel | undefined> | undefined;
   bottom.add({
     id: 'terminal',
     title: 'Terminal',
     mount: (host) => {
-      // A shell opens when asked for (Ctrl+`, the palette), not whenever the panel shows.
-      const mounted = mountTerminal(host, { notify, toggleKey: null });
-      terminal = mounted;
-      return { dispose: () => mounted.dispose() };
+      let disposed = false;
+      terminalLoaded = import('./terminal/index.ts').then(
+        ({ mountTerminal }) => {
+          if (disposed) return undefined;
+          // A shell opens when asked for (Ctrl+`, the palette), not whenever the panel shows.
+          return (terminal = mountTerminal(host, { notify, toggleKey: null }));
+        },
+        (error: unknown) => {
+          notify(`The terminal could not be loaded: ${String(error)}`, 'error');
+          return undefined;
+        },
+      );
+      return {
+        dispose: () => {
+          disposed = true;
+          terminal?.dispose();
+        },
+      };
     },
   });
   bottom.add(features.problems);
@@ -123,6 +139,8 @@ async function start(): Promise<void> {
   /** Shows the bottom panel with the terminal in it; `fresh` opens one more shell. */
   const showTerminal = async (fresh: boolean) => {
     layout.show('bottom', true);
+    // Shown for the first time, the panel has just begun loading the terminal.
+    const terminal = await terminalLoaded;
     if (!terminal) return;
     if (fresh && terminal.visible) await terminal.newTerminal();
     else await terminal.show();

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { bundleIsStale, ensureWindowBundle } from '../../src/local/window/bundle.ts';
+import { buildWindowBundle, bundleIsStale, chunkPath, ensureWindowBundle } from '../../src/local/window/bundle.ts';
 
 describe("the window's bundle", () => {
   it('is built when missing or stale, and only then', async (t) => {
@@ -27,6 +27,36 @@ describe("the window's bundle", () => {
     assert.equal(bundleIsStale(paths), true);
     await ensureWindowBundle(paths);
     assert.equal(bundleIsStale(paths), false);
+  });
+
+  it('puts what is imported dynamically in a chunk, and its styles in window.css', async (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bundle-'));
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+    const paths = { source: path.join(root, 'web'), output: path.join(root, 'dist') };
+    fs.mkdirSync(paths.source);
+    fs.writeFileSync(path.join(paths.source, 'main.ts'), "import './window.css';\nvoid import('./lazy.ts').then((lazy) => lazy.run());\n");
+    fs.writeFileSync(path.join(paths.source, 'window.css'), 'body { color: red; }\n');
+    fs.writeFileSync(path.join(paths.source, 'lazy.ts'), "import './lazy.css';\nexport function run(): void { console.log('lazy part 4711'); }\n");
+    fs.writeFileSync(path.join(paths.source, 'lazy.css'), '.lazy-part { color: blue; }\n');
+    await buildWindowBundle(paths);
+    const entry = fs.readFileSync(path.join(paths.output, 'window.js'), 'utf8');
+    assert.ok(!entry.includes('lazy part 4711'), 'the lazy part is not in window.js');
+    const name = /import\("\.\/chunks\/([A-Za-z0-9_-]+\.js)"\)/.exec(entry)?.[1];
+    assert.ok(name, entry);
+    assert.match(fs.readFileSync(chunkPath(paths, name)!, 'utf8'), /lazy part 4711/);
+    // The lazy part's CSS reaches the page with the rest; no chunk has CSS of its own.
+    assert.match(fs.readFileSync(path.join(paths.output, 'window.css'), 'utf8'), /\.lazy-part/);
+    assert.deepEqual(
+      fs.readdirSync(path.join(paths.output, 'chunks')).filter((file) => !file.endsWith('.js')),
+      [],
+    );
+  });
+
+  it('names only files of the chunks folder as chunks', () => {
+    const paths = { source: '/src/web', output: '/dist/web' };
+    assert.equal(chunkPath(paths, 'terminal-ABCD1234.js'), path.join('/dist/web/chunks/terminal-ABCD1234.js'));
+    for (const name of ['../window.js', '..', '.js', 'a/b.js', 'a\\b.js', 'window.css', '%2e%2e.js', '', 'x.js\u0000', '/etc/passwd'])
+      assert.equal(chunkPath(paths, name), undefined, name);
   });
 
   it('keeps serving an older bundle when a build fails, and says why', async (t) => {

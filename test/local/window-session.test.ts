@@ -52,6 +52,35 @@ describe("the window's sign-in", () => {
     assert.ok(!script.text.includes(TOKEN));
   });
 
+  it('serves the chunks window.js imports, cached for good, and no other file by that route', async () => {
+    const script = await local.request('GET', '/window.js', undefined, { authorization: '' });
+    const names = [...script.text.matchAll(/"\.\/chunks\/([A-Za-z0-9_-]+\.js)"/g)].map((match) => match[1]!);
+    assert.ok(names.length > 0, 'window.js names its chunks');
+    for (const name of names) {
+      const chunk = await local.request('GET', `/chunks/${name}`, undefined, { authorization: '' });
+      assert.equal(chunk.status, 200, name);
+      assert.match(String(chunk.headers['content-type']), /^text\/javascript/);
+      assert.match(String(chunk.headers['cache-control']), /immutable/);
+      assert.match(String(chunk.headers['content-security-policy']), /script-src 'self'/);
+    }
+    // Only a chunk's own name reaches a file, and only in the chunks folder.
+    for (const route of [
+      '/chunks/..%2Fwindow.js',
+      '/chunks/..%2F..%2Fpackage.json',
+      '/chunks/%2E%2E%2Fwindow.css',
+      '/chunks/../window.js',
+      '/chunks/..%5Cwindow.js',
+      '/chunks/.hidden.js',
+      '/chunks/window.css',
+      '/chunks/no-such-chunk-ABCDEFGH.js',
+      '/chunks/%2Fetc%2Fpasswd',
+    ]) {
+      const answer = await local.request('GET', route, undefined, { authorization: '' });
+      assert.notEqual(answer.status, 200, route);
+      assert.ok(!answer.text.includes('import('), route);
+    }
+  });
+
   it('trades a code for an HttpOnly, SameSite=Strict cookie once; a reused code is 401', async () => {
     const code = new URL(local.signInLink()).searchParams.get('code')!;
     const first = await local.request('POST', '/api/session', { code }, { authorization: '', origin: origin() });

@@ -4,7 +4,7 @@
 // database at any time. The window's view (`editor`) also sees the unsaved text of open
 // documents, parsed into an outline kept in memory while the document has unsaved edits.
 import fs from 'node:fs';
-import { fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../core/code/fuzzy.ts';
+import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../core/code/fuzzy.ts';
 import { NameIndex } from '../../core/code/name-index.ts';
 import { languageOf } from '../../core/code/languages.ts';
 import {
@@ -86,6 +86,11 @@ export class CodeIndex implements CodeIntel {
   private paths: { path: string; folded: string; state: FileHit['state']; language: IndexedLanguage }[] | undefined;
   private closed = false;
   private stillUnsaved: (path: string) => boolean = () => true;
+  /**
+   * The last file query and every entry of `paths` it matched (not only the best): a query that
+   * extends it (Ctrl+P, one more key) can only match among them, so only they are scored.
+   */
+  private lastFileQuery: { paths: NonNullable<CodeIndex['paths']>; query: string; matched: NonNullable<CodeIndex['paths']> } | undefined;
   /** Resolves imports against the paths listed (kept while `paths` is the same list). */
   private resolver: { paths: NonNullable<CodeIndex['paths']>; resolver: ImportResolver } | undefined;
   /** The names defined in the workspace, for Ctrl+T; made on first use, dropped by a build. */
@@ -182,10 +187,29 @@ export class CodeIndex implements CodeIntel {
     if (query.trim() === '') return paths.slice(0, limit).map(({ path, state, language }) => ({ path, score: 0, positions: [], state, language }));
     const prepared = fuzzyQuery(query);
     const kept = new TopK<(typeof paths)[number]>(limit, (entry) => entry.path);
-    for (const entry of paths) {
-      const match = fuzzyPathScore(prepared, entry.path, prepared.caseSensitive ? entry.path : entry.folded);
-      if (match) kept.offer({ item: entry, ...match });
+    // What matches `query` matches every query it extends: its characters in order (a space
+    // adds a term, each term matched alone), and case-insensitively when it is matched with
+    // case (a capital letter makes a query case-sensitive). So the last query's matches hold all
+    // of this one's, in the same order.
+    const last = this.lastFileQuery;
+    const candidates = last && last.paths === paths && query.startsWith(last.query) ? last.matched : paths;
+    const matched: typeof paths = [];
+    // One or two letters match nearly every path, and the best ones reach the highest score
+    // there is: past that, a path that could only tie and lose (longer, or after) is not scored,
+    // only tested for a match (for the next key's candidates).
+    const bound = fuzzyPathBound(prepared);
+    for (const entry of candidates) {
+      const folded = prepared.caseSensitive ? entry.path : entry.folded;
+      if (!kept.wouldKeep(bound, entry)) {
+        if (fuzzyMayMatch(prepared, folded)) matched.push(entry);
+        continue;
+      }
+      const match = fuzzyPathScore(prepared, entry.path, folded);
+      if (!match) continue;
+      matched.push(entry);
+      kept.offer({ item: entry, ...match });
     }
+    this.lastFileQuery = { paths, query, matched };
     return kept.sorted().map(({ item, score, positions }) => ({ path: item.path, score, positions, state: item.state, language: item.language }));
   }
 

@@ -243,6 +243,39 @@ export function fuzzyPathScore(query: FuzzyQuery, path: string, folded = query.c
   return { score: inName.score + BONUS_IN_BASENAME, positions: inName.positions.map((position) => position + slash + 1) };
 }
 
+/**
+ * The highest score fuzzyPathScore can give any path for `query`: each term's first character
+ * SCORE_MATCH plus twice the largest bonus, each other character SCORE_MATCH plus the largest
+ * bonus (gaps only take away), and the file name's bonus. A picker whose worst kept score is
+ * this high can pass over a path that would lose the tie (longer, or after it) unscored.
+ *
+ * @example fuzzyPathBound(fuzzyQuery('o')) // 68: `o` at the start of a file name scores it
+ */
+export function fuzzyPathBound(query: FuzzyQuery): number {
+  let bound = BONUS_IN_BASENAME;
+  for (const term of query.terms) bound += term.length * SCORE_MATCH + (term.length + 1) * BONUS_BOUNDARY_WHITE;
+  return bound;
+}
+
+/**
+ * Whether every term's characters are in `folded` in order (within the part scored): what any
+ * match needs, tested without scoring.
+ *
+ * @example fuzzyMayMatch(fuzzyQuery('fb'), 'src/foo/bar.ts') // true
+ */
+export function fuzzyMayMatch(query: FuzzyQuery, folded: string): boolean {
+  const n = Math.min(folded.length, MAX_TARGET);
+  for (const term of query.terms) {
+    let at = 0;
+    for (let i = 0; i < term.length; i++) {
+      const found = folded.indexOf(term[i]!, at);
+      if (found < 0 || found >= n) return false;
+      at = found + 1;
+    }
+  }
+  return true;
+}
+
 /** A ranked candidate. */
 export interface Ranked<T> extends FuzzyMatch {
   item: T;
@@ -285,6 +318,13 @@ export class TopK<T> {
 
   sorted(): Ranked<T>[] {
     return [...this.kept];
+  }
+
+  /** Whether a candidate of this score and text could still be kept (false once it would rank after the last of a full list). */
+  wouldKeep(score: number, item: T): boolean {
+    if (this.limit <= 0) return false;
+    const last = this.kept[this.kept.length - 1];
+    return this.kept.length < this.limit || !last || this.compare({ item, score, positions: [] }, last) < 0;
   }
 
   private compare(a: Ranked<T>, b: Ranked<T>): number {

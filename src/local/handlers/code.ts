@@ -26,7 +26,12 @@ export function codeHandlers(services: LocalServices): LocalHandlersOf<'Code'> {
         languageServers: languages.status(),
       };
     },
-    findCodeFiles: async ({ query }) => ({ files: await code.findFiles(query.query, { limit: query.limit ?? 50 }) }),
+    findCodeFiles: async ({ query }, { signal }) => {
+      // Quick open asks on every key and drops the question before: one it dropped while this
+      // waited its turn is not scored (a scan of every path) for no one.
+      signal.throwIfAborted();
+      return { files: await code.findFiles(query.query, { limit: query.limit ?? 50 }) };
+    },
     findCodeSymbols: async ({ query }) => {
       const text = query.query ?? '';
       if (text.trim() === '' && query.path === undefined) {

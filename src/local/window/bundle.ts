@@ -1,5 +1,6 @@
 // The window's script and styles: src/web bundled by esbuild into dist/web (window.js,
-// window.css). `npm run build:web` builds them (and `prepare` runs it, so `npm install` / `npm
+// window.css, and the chunks window.js imports when a rarely used part is first opened: the
+// terminal, the diff views, in dist/web/chunks with content-hashed names). `npm run build:web` builds them (and `prepare` runs it, so `npm install` / `npm
 // ci` leave a built checkout); a server that finds them missing or older than a file of
 // src/web builds them again before serving the page, so a checkout works without a build
 // step. Written atomically (a temporary file, then a rename): servers that start together
@@ -13,9 +14,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 export interface WindowBundlePaths {
   /** The sources: main.ts (the entry) and window.css. */
   source: string;
-  /** Where window.js and window.css are written. */
+  /** Where window.js and window.css are written (the chunks in its `chunks` folder). */
   output: string;
 }
+
+/** The folder of the chunks, under the output, and the only form their names take (esbuild's `[name]-[hash].js`). */
+export const CHUNK_FOLDER = 'chunks';
+export const CHUNK_NAME = /^[A-Za-z0-9_-]{1,100}\.js$/;
+
+/** How long a chunk no build writes any more is kept: a window opened before the rebuild may still ask for it. */
+const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
 
 export const DEFAULT_BUNDLE_PATHS: WindowBundlePaths = { source: path.join(ROOT, 'src/web'), output: path.join(ROOT, 'dist/web') };
 
@@ -45,11 +53,14 @@ export function bundleIsStale(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): 
 }
 
 /**
- * Bundles src/web/main.ts (CodeMirror and all) into window.js and window.css, minified, with
- * source maps inline only in development builds. esbuild comes with tsx, which runs Loom.
+ * Bundles src/web/main.ts (CodeMirror and all) into window.js and window.css, minified. What
+ * the window imports dynamically (`import()`: the terminal, the diff views) goes into chunks
+ * (esbuild's code splitting), loaded when first used; their styles stay in window.css (esbuild
+ * puts the CSS of dynamically imported modules in the entry's too, so a chunk's own CSS file
+ * is not written). esbuild comes with tsx, which runs Loom.
  *
  * @example
- *   await buildWindowBundle(); // dist/web/window.js, dist/web/window.css
+ *   await buildWindowBundle(); // dist/web/window.js, dist/web/window.css, dist/web/chunks/*.js
  */
 export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): Promise<void> {
   const esbuild = await import('esbuild');
@@ -61,16 +72,39 @@ export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDL
     target: ['chrome110', 'firefox110', 'safari16'],
     minify: true,
     legalComments: 'none',
+    splitting: true,
+    chunkNames: `${CHUNK_FOLDER}/[name]-[hash]`,
     outdir: paths.output,
     write: false,
     logLevel: 'silent',
   });
-  fs.mkdirSync(paths.output, { recursive: true });
-  for (const file of result.outputFiles) {
+  const chunks = path.join(paths.output, CHUNK_FOLDER);
+  fs.mkdirSync(chunks, { recursive: true });
+  const isChunk = (file: string) => path.dirname(file) === chunks;
+  const written = result.outputFiles.filter((file) => !isChunk(file.path) || file.path.endsWith('.js'));
+  // The chunks first: an entry written never names a chunk that is not there yet.
+  for (const file of [...written.filter((file) => isChunk(file.path)), ...written.filter((file) => !isChunk(file.path))]) {
     const temporary = `${file.path}.${process.pid}.${Date.now()}.tmp`;
     fs.writeFileSync(temporary, file.contents);
     fs.renameSync(temporary, file.path);
   }
+  const current = new Set(written.map((file) => path.basename(file.path)));
+  for (const name of fs.readdirSync(chunks)) {
+    const full = path.join(chunks, name);
+    if (!current.has(name) && Date.now() - fs.statSync(full).mtimeMs > OLD_CHUNK_MS) fs.rmSync(full, { force: true });
+  }
+}
+
+/**
+ * The path of the chunk named `name`, or undefined when no chunk can have that name: only
+ * names of esbuild's form in the chunks folder, so that no other file can be asked for.
+ *
+ * @example
+ *   chunkPath(DEFAULT_BUNDLE_PATHS, 'terminal-panel-ABCD1234.js'); // → …/dist/web/chunks/terminal-panel-ABCD1234.js
+ *   chunkPath(DEFAULT_BUNDLE_PATHS, '../window.js'); // → undefined
+ */
+export function chunkPath(paths: WindowBundlePaths, name: string): string | undefined {
+  return CHUNK_NAME.test(name) ? path.join(paths.output, CHUNK_FOLDER, name) : undefined;
 }
 
 /** One line saying why a build failed: esbuild's first error, with where it is. */

@@ -1,18 +1,19 @@
-// The window's page at `/` and its two static files, public routes (they hold no data: what the
+// The window's page at `/` and its static files (window.js, window.css and the chunks window.js
+// loads when a part is first opened), public routes (they hold no data: what the
 // page shows, it fetches with its session). The page carries no token, no code and no
 // session: it reads the one-time code from its own address, trades it, and removes it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoomError } from '../../core/errors.ts';
-import { DEFAULT_BUNDLE_PATHS, ensureWindowBundle, type WindowBundlePaths } from './bundle.ts';
+import { CHUNK_FOLDER, chunkPath, DEFAULT_BUNDLE_PATHS, ensureWindowBundle, type WindowBundlePaths } from './bundle.ts';
 
 export interface WindowPageOptions {
   bundle?: WindowBundlePaths;
 }
 
 /**
- * Scripts only from this origin, nothing inline; styles from here and inline (CodeMirror
+ * Scripts only from this origin (the chunks too), nothing inline; styles from here and inline (CodeMirror
  * writes its own); connections only back to this origin (the event socket included); no
  * frame may embed the window.
  */
@@ -59,7 +60,7 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * Registers `/`, `/window.js`, `/window.css` and `/favicon.svg`. The bundle is checked (and built when missing
+ * Registers `/`, `/window.js`, `/window.css`, `/chunks/<name>-<hash>.js` and `/favicon.svg`. The bundle is checked (and built when missing
  * or stale) on the first request for one of them, not at start: a server nobody opens a window
  * on never pays for it.
  *
@@ -93,4 +94,20 @@ export async function registerWindowPage(app: FastifyInstance, options: WindowPa
   );
   file('window.js', 'text/javascript; charset=utf-8');
   file('window.css', 'text/css; charset=utf-8');
+  // A chunk's name holds its content's hash: the same name is always the same file, cached for good.
+  app.get<{ Params: { name: string } }>(`/${CHUNK_FOLDER}/:name`, { config }, async (request, reply) => {
+    await bundle();
+    const file = chunkPath(paths, request.params.name);
+    const body = file ? readIfThere(file) : undefined;
+    if (!body) throw new LoomError('not_found', 'No such file of the window.');
+    return securityHeaders(reply).header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(body);
+  });
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }

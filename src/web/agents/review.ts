@@ -1,18 +1,18 @@
 // Reviewing what an agent task changed: each file as a unified diff (@codemirror/merge, through
-// the git panel's diff editor) from the file before the task to the file as the task left it,
+// the git panel's diff editor, loaded with the first review) from the file before the task to the file as the task left it,
 // each change with Accept and Reject, each file with Accept file and Reject file, and Accept all
 // and Reject all. Rejecting goes to the server (POST /api/agent/revert/:taskId with the file and
 // the hunks, counted on the version GET /api/agent/change/:taskId answered), which undoes just
 // that through the editor's documents and refuses (409) when the file changed since. Accepting
 // keeps the change: the window remembers it (the server has nothing to do), so that the change
 // leaves the list of what is left to review.
-import { Chunk, getChunks } from '@codemirror/merge';
+import type { Chunk } from '@codemirror/merge';
 import { Text } from '@codemirror/state';
 import type { EditorView } from '@codemirror/view';
 import type { AgentChangeTexts, AgentRevertRequest, AgentTask } from '../../contracts/local-resources.ts';
 import { api, ApiError, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
-import { unifiedDiffEditor } from '../git/diff-view.ts';
+import { loadMergeEditors } from '../git/diff-view.ts';
 
 type RevertFile = NonNullable<AgentRevertRequest['files']>[number];
 type Hunk = NonNullable<RevertFile['hunks']>[number];
@@ -52,6 +52,7 @@ export class ChangeReview {
   private task: AgentTask | undefined;
   private files: FileReview[] = [];
   private busy = false;
+  private editors: Awaited<ReturnType<typeof loadMergeEditors>> | undefined;
 
   constructor(private readonly actions: ReviewActions) {}
 
@@ -60,12 +61,20 @@ export class ChangeReview {
     this.task = task;
     const reviewable = task.status !== 'running' && !task.revertedAt ? task.changes : [];
     const files: FileReview[] = [];
-    for (const change of reviewable) {
+    let editors = this.editors;
+    try {
+      // The diff editors' chunk, loaded with the first review that has something to show.
+      if (reviewable.length > 0) editors = this.editors = await loadMergeEditors();
+    } catch (error) {
+      this.actions.notify(`Could not load the diff view: ${inWords(error)}`, 'error');
+      return;
+    }
+    for (const change of editors ? reviewable : []) {
       try {
         const texts = await api<AgentChangeTexts>('GET', `/api/agent/change/${encodeURIComponent(task.taskId)}?file=${encodeURIComponent(change.file)}`);
         const original = textOf(texts.original ?? '');
         const current = textOf(texts.current ?? '');
-        files.push({ texts, original, current, chunks: Chunk.build(original, current) });
+        files.push({ texts, original, current, chunks: editors!.Chunk.build(original, current) });
       } catch (error) {
         this.actions.notify(`Could not read the change to ${change.file}: ${inWords(error)}`, 'error');
       }
@@ -167,7 +176,7 @@ export class ChangeReview {
               },
               type === 'accept' ? 'Accept' : 'Reject',
             );
-      const view = unifiedDiffEditor(body, baseline, file.current.toString(), {
+      const view = this.editors!.unifiedDiffEditor(body, baseline, file.current.toString(), {
         label: `Changes to ${texts.file} since before the task`,
         ...(controls ? { controls } : {}),
       });
@@ -213,7 +222,7 @@ export class ChangeReview {
   /** The file's changes shown where a chunk's button is (more than one when the shown diff joined them). */
   private chunksAt(file: FileReview, view: EditorView, button: HTMLElement): Chunk[] {
     const at = view.posAtDOM(button);
-    const shown = getChunks(view.state)?.chunks.find((chunk) => chunk.fromB <= at && chunk.endB >= at);
+    const shown = this.editors!.getChunks(view.state)?.chunks.find((chunk) => chunk.fromB <= at && chunk.endB >= at);
     if (!shown) return [];
     const accepted = this.acceptedOf(file);
     return file.chunks.filter((chunk) => chunk.fromB <= shown.endB && chunk.endB >= shown.fromB && !accepted.has(chunkKey(file, chunk)));

@@ -1,11 +1,26 @@
 // A changed file against HEAD, in the editor area: side by side (HEAD on the left, read-only)
-// or unified, with @codemirror/merge. Both sides come from GET /api/git/diff; a side that is
-// missing, binary or too large is said so in words instead of shown.
-import { MergeView, unifiedMergeView } from '@codemirror/merge';
-import { EditorState, type Extension } from '@codemirror/state';
-import { EditorView, lineNumbers } from '@codemirror/view';
+// or unified, with @codemirror/merge (merge-editors.ts, loaded when a diff is first shown).
+// Both sides come from GET /api/git/diff; a side that is missing, binary or too large is said
+// so in words instead of shown.
 import type { GitFileDiff, GitFileSide } from '../../contracts/local-resources.ts';
 import { fill, h } from '../dom.ts';
+
+type MergeEditors = typeof import('./merge-editors.ts');
+let mergeEditors: Promise<MergeEditors> | undefined;
+
+/**
+ * The diff editors' module, loaded once (a chunk of its own: @codemirror/merge is not part of
+ * the window's first script). A failed load is tried again on the next call.
+ *
+ * @example
+ *   const { unifiedDiffEditor } = await loadMergeEditors();
+ */
+export function loadMergeEditors(): Promise<MergeEditors> {
+  return (mergeEditors ??= import('./merge-editors.ts').catch((error: unknown) => {
+    mergeEditors = undefined;
+    throw error;
+  }));
+}
 
 export type DiffLayout = 'split' | 'unified';
 
@@ -14,39 +29,6 @@ export interface DiffActions {
   open(path: string): void;
   /** Stages the file, then the view closes. */
   stage(path: string): Promise<void>;
-}
-
-/** Read-only, line numbers, no focus ring: a diff is looked at, edits go through the editor. */
-const readOnly: Extension = [EditorState.readOnly.of(true), EditorView.editable.of(false), lineNumbers(), EditorView.lineWrapping];
-
-/** Long unchanged stretches folded, a few lines of context kept around each change. */
-const collapse = { margin: 3, minSize: 6 };
-
-/** A button for one change of a unified diff: `type` says which, `action` is @codemirror/merge's own (accept moves it into the original). */
-export type ChunkControl = (type: 'accept' | 'reject', action: (event: MouseEvent) => void) => HTMLElement;
-
-/**
- * A read-only unified diff of two texts: `current` shown with what `original` had in its place,
- * unchanged stretches folded, named `label` for assistive technology. With `controls`, each
- * change carries the buttons they make (the agents panel's accept and reject); without, it is
- * only looked at (the git diff).
- *
- * @example
- *   const view = unifiedDiffEditor(host, 'a\nb\n', 'a\nB\n', { label: 'Changes to notes.txt' });
- *   view.destroy(); // when the diff is closed
- */
-export function unifiedDiffEditor(parent: HTMLElement, original: string, current: string, options: { label: string; controls?: ChunkControl }): EditorView {
-  return new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: current,
-      extensions: [
-        readOnly,
-        EditorView.contentAttributes.of({ 'aria-label': options.label }),
-        unifiedMergeView({ original, mergeControls: options.controls ?? false, collapseUnchanged: collapse }),
-      ],
-    }),
-  });
 }
 
 /**
@@ -62,6 +44,7 @@ export class DiffView {
   private layout: DiffLayout = 'split';
   private diff: GitFileDiff | undefined;
   private destroy: (() => void) | undefined;
+  private editors: MergeEditors | undefined;
 
   constructor(private readonly actions: DiffActions) {
     this.element.addEventListener('keydown', (event) => {
@@ -73,7 +56,9 @@ export class DiffView {
     return this.element.isConnected ? this.diff?.path : undefined;
   }
 
-  show(diff: GitFileDiff): void {
+  /** Shows the diff (the first time, once the diff editors' chunk has loaded). */
+  async show(diff: GitFileDiff): Promise<void> {
+    this.editors = await loadMergeEditors();
     this.diff = diff;
     const area = document.querySelector('.center') ?? document.body;
     if (this.element.parentElement !== area) area.append(this.element);
@@ -89,6 +74,7 @@ export class DiffView {
 
   private render(): void {
     const diff = this.diff!;
+    const editors = this.editors!;
     this.destroy?.();
     this.destroy = undefined;
     const body = h('div', { class: 'git-diff-body' });
@@ -130,16 +116,9 @@ export class DiffView {
     }
     const original = diff.head.text ?? '';
     const current = diff.workingTree.text ?? '';
-    if (this.layout === 'split') {
-      const view = new MergeView({
-        a: { doc: original, extensions: readOnly },
-        b: { doc: current, extensions: readOnly },
-        parent: body,
-        collapseUnchanged: collapse,
-      });
-      this.destroy = () => view.destroy();
-    } else {
-      const view = unifiedDiffEditor(body, original, current, { label: `Changes to ${diff.path} against HEAD` });
+    if (this.layout === 'split') this.destroy = editors.splitDiffEditor(body, original, current);
+    else {
+      const view = editors.unifiedDiffEditor(body, original, current, { label: `Changes to ${diff.path} against HEAD` });
       this.destroy = () => view.destroy();
     }
   }

@@ -148,7 +148,7 @@ export class GitPanel {
 
   private async openDiff(path: string): Promise<void> {
     try {
-      this.diff.show(await api<GitFileDiff>('GET', `/api/git/diff?path=${encodeURIComponent(path)}`));
+      await this.diff.show(await api<GitFileDiff>('GET', `/api/git/diff?path=${encodeURIComponent(path)}`));
     } catch (error) {
       this.say(`Could not show the changes to ${path}: ${inWords(error)}`, true);
     }

@@ -231,6 +231,32 @@ describe('code index', () => {
     assert.equal((await clone.findSymbols('a'))[0]!.path, 'a.ts');
   });
 
+  it('answers a query that extends the one before (Ctrl+P, key by key) as a fresh one would, files added meanwhile too', async (t) => {
+    const root = tempDir(t, 'loom-code-ws-');
+    const names = ['src/userService.ts', 'src/user/view.ts', 'src/UserStore.ts', 'lib/used service.ts', 'docs/u-s-e-r.md', 'src/other.ts'];
+    writeFiles(root, Object.fromEntries(names.map((name) => [name, 'export {};\n'])));
+    const index = open(t, root, tempDir(t, 'loom-code-data-'));
+    await index.refresh();
+    // Each prefix of each query, typed in order, against the same query asked after one that shares no start.
+    const fresh = async (query: string) => {
+      await index.findFiles('#');
+      return index.findFiles(query, { limit: 3 });
+    };
+    for (const query of ['userservice', 'user s', 'UserS', 'us v', 'use.ts']) {
+      for (let length = 1; length <= query.length; length++) {
+        const typed = await index.findFiles(query.slice(0, length), { limit: 3 });
+        assert.deepEqual(typed, await fresh(query.slice(0, length)), query.slice(0, length));
+        await index.findFiles(query.slice(0, length), { limit: 3 }); // the next key extends this one
+      }
+    }
+    // A file added between two keys is found by the second.
+    assert.deepEqual(await index.findFiles('userserv'), await fresh('userserv'));
+    await index.findFiles('userserv');
+    writeFiles(root, { 'src/userServer.ts': 'export {};\n' });
+    await index.update(['src/userServer.ts']);
+    assert.ok((await index.findFiles('userserve')).some((hit) => hit.path === 'src/userServer.ts'));
+  });
+
   it('updates single paths: a file changed, one removed, a folder that appeared, a .gitignore that changed', async (t) => {
     const root = tempDir(t, 'loom-code-ws-');
     writeFiles(root, PROJECT);

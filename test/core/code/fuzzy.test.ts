@@ -1,7 +1,7 @@
 // Fuzzy ranking sanity: what a Ctrl+P or Ctrl+T user expects comes first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fuzzyQuery, fuzzyScore, rankFuzzy } from '../../../src/core/code/fuzzy.ts';
+import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../../src/core/code/fuzzy.ts';
 
 const PATHS = [
   'src/core/workspace/documents.ts',
@@ -60,5 +60,30 @@ describe('fuzzy matching', () => {
     const hits = rankFuzzy('mod12file7', paths, (p) => p, 20, { path: true });
     assert.equal(hits.length, 20);
     assert.ok(hits.every((hit) => /module12/.test(hit.item) || /file-7/.test(hit.item)));
+  });
+
+  it('bounds every path score, and a picker that passes over paths that cannot enter keeps the same best', () => {
+    const words = ['widget', 'order', 'Invoice', 'user_session', 'cache-entry', 'parser.test', 'o'];
+    const paths = Array.from({ length: 600 }, (_, i) => `src/${['a', 'lib', 'order'][i % 3]}/m${i % 7}/${words[i % words.length]}${i % 11 ? i : ''}.ts`);
+    for (const query of ['o', 'or', 'order', 'w', 'wi', 'ts', 'src', 'I', 'Inv', 'us se', 'o t', 'x', 'c-e', 'p.t', '/']) {
+      const prepared = fuzzyQuery(query);
+      const bound = fuzzyPathBound(prepared);
+      const all = new TopK<string>(20, (path) => path);
+      const bounded = new TopK<string>(20, (path) => path);
+      for (const path of paths) {
+        const folded = prepared.caseSensitive ? path : path.toLowerCase();
+        const match = fuzzyPathScore(prepared, path, folded);
+        if (match) {
+          assert.ok(match.score <= bound, `${query}: ${path} scores ${match.score} over ${bound}`);
+          assert.equal(fuzzyMayMatch(prepared, folded), true, `${query}: ${path}`);
+          all.offer({ item: path, ...match });
+        }
+        if (match && bounded.wouldKeep(bound, path)) bounded.offer({ item: path, ...match });
+      }
+      assert.deepEqual(bounded.sorted(), all.sorted(), query);
+    }
+    // `o` at the start of a file name reaches the bound: the picker can pass over what follows.
+    assert.equal(fuzzyPathScore(fuzzyQuery('o'), 'src/order.ts')!.score, fuzzyPathBound(fuzzyQuery('o')));
+    assert.equal(fuzzyMayMatch(fuzzyQuery('ba'), 'src/ab.ts'), false);
   });
 });

@@ -1,0 +1,82 @@
+// Quick open (Ctrl+P) on a server with the code index, in a real browser (Debian's chromium,
+// driven by playwright-core): each key asks the index, and drops (aborts) the question of the
+// key before it, whose answer, come late, is never drawn over the newer one.
+// Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page, Route } from 'playwright-core';
+import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { startTestLocal, type TestLocal } from '../support/local.ts';
+import { waitFor } from '../support/wait.ts';
+
+const available = chromiumAvailable('quick open in the window');
+
+describe('quick open in the window', { skip: !available && 'chromium is not installed' }, () => {
+  let browser: Browser;
+  let page: Page;
+  let local: TestLocal;
+  const problems: string[] = [];
+
+  before(async () => {
+    local = await startTestLocal({
+      files: { 'src/widget.ts': 'export {};\n', 'src/window.ts': 'export {};\n', 'src/order.ts': 'export {};\n' },
+      codeIndex: true,
+      settings: { apiToken: 'loom_quick_open_test_token_0123456789abcdef', rateLimits: { default: 100_000 } },
+    });
+    await local.code.refresh();
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.setDefaultTimeout(60_000);
+    // The workspace is no git repository: the git panel's status is refused (409), as it should be.
+    pageProblems(page, [/status of 409 .*\/api\/git\/status$/], problems);
+    await openSignedIn(page, local.signInLink());
+  });
+  after(async () => {
+    await browser?.close();
+    await local?.close();
+  });
+
+  it('drops the question of the key before: aborted, and its late answer never drawn', async () => {
+    // The index's answer to "w" is held back until "wi" has been answered and drawn.
+    let heldRoute: Route | undefined;
+    let releaseHeld = () => {};
+    const released = new Promise<void>((resolve) => (releaseHeld = resolve));
+    await page.route(
+      (url) => url.pathname === '/api/code/files' && url.searchParams.get('query') === 'w',
+      async (route) => {
+        heldRoute = route;
+        await released;
+        // Aborted by the page meanwhile: there is no one left to answer.
+        await route.continue().catch(() => undefined);
+      },
+    );
+    const aborted: string[] = [];
+    page.on('requestfailed', (request) => {
+      if (request.url().includes('/api/code/files')) aborted.push(`${new URL(request.url()).searchParams.get('query')} ${request.failure()?.errorText}`);
+    });
+    await page.keyboard.press('Control+p');
+    await page.locator('.quick-open .palette-input:focus').waitFor();
+    await page.locator('.quick-open .palette-list[data-query=""]').waitFor();
+    await page.keyboard.press('w');
+    await waitFor(async () => heldRoute !== undefined, undefined, 'the question for "w" asked');
+    await page.keyboard.press('i');
+    await page.locator('.quick-open .palette-list[data-query="wi"]').waitFor();
+    assert.deepEqual(await page.locator('.quick-open .palette-item').evaluateAll((items) => items.map((item) => item.getAttribute('data-path'))), [
+      'src/widget.ts',
+      'src/window.ts',
+    ]);
+    // The matched characters marked, a run of them in one mark.
+    assert.equal(await page.locator('.quick-open .palette-item[data-path="src/widget.ts"] .palette-title').innerHTML(), '<mark>wi</mark>dget.ts');
+    await waitFor(async () => aborted.length > 0, undefined, 'the question for "w" aborted');
+    assert.deepEqual(aborted, ['w net::ERR_ABORTED']);
+    // The late answer changes nothing on screen.
+    releaseHeld();
+    await page.unroute('**/api/code/files**').catch(() => undefined);
+    await page.keyboard.press('d');
+    await page.locator('.quick-open .palette-list[data-query="wid"]').waitFor();
+    assert.equal(await page.locator('.quick-open .palette-list').getAttribute('data-query'), 'wid');
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active[data-path="src/widget.ts"]').waitFor();
+    assert.deepEqual(problems, []);
+  });
+});
