@@ -75,4 +75,19 @@ describe('the Composer view in a browser', { skip: !available && 'chromium is no
       .waitFor();
     assert.deepEqual(problems, []);
   });
+
+  it('continues the ended session with a follow-up: the message shows among its steps, and its diff grows', async () => {
+    fake.chat.queue(
+      { kind: 'tools', calls: [{ id: 'call_2', name: 'create_file', arguments: JSON.stringify({ path: 'src/sub.ts', content: 'export const sub = 1;\n' }) }] },
+      { kind: 'text', text: 'Added sub.' },
+    );
+    await page.locator('#composer-follow-up').fill('Add sub.ts too.');
+    await page.locator('#composer-follow-up').press('Control+Enter');
+    await page.locator('.composer-steps .step', { hasText: 'Add sub.ts too.' }).waitFor();
+    await page.locator('.composer-words', { hasText: 'Added sub.' }).waitFor();
+    await page.locator('#composer-state', { hasText: 'completed' }).waitFor();
+    await page.locator('.composer-edit[data-file="src/sub.ts"]').waitFor();
+    assert.equal(await page.locator('.composer-edit[data-file="src/add.ts"]').count(), 1, 'the first run\'s edit is still there');
+    assert.deepEqual(problems, []);
+  });
 });

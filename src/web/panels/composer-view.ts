@@ -1,7 +1,8 @@
 // The Composer view: the window's composer sessions (docs/composer.md, "In the window"), run by
 // the hosted API beside the app under `loom up`. Start one from a prompt and the files it may
 // change, follow it live (`composer:progress`, `composer:status`), read its plan, steps and
-// each file's diff, cancel it, and apply its edits to the workspace. Under `loom serve` alone
+// each file's diff, cancel it, continue it with a message once it has ended, and apply its
+// edits to the workspace. Under `loom serve` alone
 // the routes answer COMPOSER_UNAVAILABLE, and the view says what to do instead.
 import type { ComposerSession } from '../../contracts/composer.ts';
 import { api, ApiError, inWords } from '../api.ts';
@@ -187,6 +188,7 @@ export class ComposerPanel {
           )
         : null,
       h('ol', { class: 'step-list composer-steps' }),
+      active ? null : this.followUpForm(session.sessionId),
       h(
         'div',
         { class: 'composer-edits' },
@@ -203,18 +205,51 @@ export class ComposerPanel {
     this.renderSteps();
   }
 
+  /** A session that has ended goes on with a message (docs/composer.md, "Follow-ups"), from its edits. */
+  private followUpForm(sessionId: string): HTMLElement {
+    const message = h('textarea', {
+      id: 'composer-follow-up',
+      rows: 2,
+      placeholder: 'Tell it what to do next; it goes on from its edits…',
+      'aria-label': 'Follow-up message',
+    });
+    const form = h('form', { class: 'composer-form composer-follow-up' }, message, h('button', { type: 'submit', id: 'composer-continue' }, 'Continue'));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.continueWith(sessionId, message);
+    });
+    message.addEventListener('keydown', (event) => {
+      if ((event as KeyboardEvent).key === 'Enter' && ((event as KeyboardEvent).ctrlKey || (event as KeyboardEvent).metaKey)) form.requestSubmit();
+    });
+    return form;
+  }
+
+  private async continueWith(sessionId: string, message: HTMLTextAreaElement): Promise<void> {
+    const text = message.value.trim();
+    if (!text) return;
+    try {
+      this.render(await api<ComposerSession>('POST', `/api/composer/sessions/${encodeURIComponent(sessionId)}/message`, { message: text }));
+      await this.readEvents();
+      await this.refreshList();
+    } catch (error) {
+      this.notify(inWords(error), 'error');
+    }
+  }
+
   private renderSteps(): void {
     const host = this.detail.querySelector('.composer-steps');
     if (!host) return;
     fill(
       host,
       ...this.events
-        .filter((event) => event.type === 'step' || event.type === 'status')
+        .filter((event) => event.type === 'step' || event.type === 'status' || event.type === 'message')
         .map((event) => {
           const data = event.data;
-          const kind = event.type === 'status' ? 'status' : String(data['tool'] ?? data['kind'] ?? 'step');
+          const kind = event.type === 'status' ? 'status' : event.type === 'message' ? 'you' : String(data['tool'] ?? data['kind'] ?? 'step');
           const text =
-            event.type === 'status' ? String(data['status'] ?? '') + (data['error'] ? `: ${String(data['error'])}` : '') : String(data['text'] ?? '');
+            event.type === 'status'
+              ? String(data['status'] ?? '') + (data['error'] ? `: ${String(data['error'])}` : '')
+              : String(data[event.type === 'message' ? 'message' : 'text'] ?? '');
           return h(
             'li',
             { class: `step ${event.type}${data['ok'] === false ? ' failed' : ''}` },
