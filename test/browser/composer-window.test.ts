@@ -87,7 +87,7 @@ describe('the Composer view in a browser', { skip: !available && 'chromium is no
     await page.locator('.composer-words', { hasText: 'Added sub.' }).waitFor();
     await page.locator('#composer-state', { hasText: 'completed' }).waitFor();
     await page.locator('.composer-edit[data-file="src/sub.ts"]').waitFor();
-    assert.equal(await page.locator('.composer-edit[data-file="src/add.ts"]').count(), 1, 'the first run\'s edit is still there');
+    assert.equal(await page.locator('.composer-edit[data-file="src/add.ts"]').count(), 1, "the first run's edit is still there");
     assert.deepEqual(problems, []);
   });
 });
