@@ -9,19 +9,18 @@
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { calls, MATH, says } from '../core/agents/support.ts';
-import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems, screenshotFolder } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { waitFor } from '../support/wait.ts';
 
 const available = chromiumAvailable('the agents panel');
 const TOKEN = 'loom_agent_window_token_0123456789abcdef';
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-agent-shots-'));
+const SHOTS = screenshotFolder();
 
 /** The task's two edits: add's operands swapped (line 2), sub's result negated twice (line 6). */
 const ADD_EDIT = ['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }] as const;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningLocal } from '../../src/local/server.ts';
-import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { chromiumAvailable, launchChromium, openSignedIn, pageProblems, screenshotFolder } from '../support/browser.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/openai-fake.ts';
 import { startTestUp, type TestUp } from '../support/up.ts';
 import { waitFor } from '../support/wait.ts';
@@ -88,6 +88,7 @@ describe('the Composer view in a browser', { skip: !available && 'chromium is no
     await page.locator('#composer-state', { hasText: 'completed' }).waitFor();
     await page.locator('.composer-edit[data-file="src/sub.ts"]').waitFor();
     assert.equal(await page.locator('.composer-edit[data-file="src/add.ts"]').count(), 1, "the first run's edit is still there");
+    await page.screenshot({ path: path.join(screenshotFolder(), 'composer.png') });
     assert.deepEqual(problems, []);
   });
 });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems, screenshotFolder } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -108,6 +108,7 @@ describe('find and replace in files in the window', { skip: !available && 'chrom
     await page.emulateMedia({ colorScheme: 'dark' });
     await waitFor(async () => (await page.evaluate(() => document.documentElement.dataset['theme'])) === 'dark', undefined, 'the dark theme');
     await axe('the replace preview, dark');
+    await page.screenshot({ path: path.join(screenshotFolder(), 'search-replace.png') });
     // Nothing changed yet.
     assert.equal(read('src/a.ts'), FILES['src/a.ts']);
     // Spare `Colour` in the notes.

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { axeFindings, chromiumAvailable, launchChromium, openSignedIn, pageProblems, screenshotFolder } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -133,6 +133,7 @@ describe('language features in the window', { skip: !available && 'chromium is n
     await entry.waitFor({ timeout: LSP_WAIT_MS });
     assert.match((await entry.textContent()) ?? '', /\[Ln 4, Col 14\]$/);
     assert.equal(await page.locator('#bottom-view-problems .problem').count(), 1);
+    await page.screenshot({ path: path.join(screenshotFolder(), 'problems.png') });
     await check('the Problems tab with an error, light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await check('the Problems tab with an error, dark');

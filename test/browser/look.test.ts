@@ -9,16 +9,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { chromiumAvailable, screenshotFolder, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-look-shots-'));
+const IMAGES = screenshotFolder();
 const available = chromiumAvailable('the look of the window');
 
 const APP = `// The shopping cart: items, their prices, and the total with tax.

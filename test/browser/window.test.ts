@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from '../support/browser.ts';
+import { chromiumAvailable, screenshotFolder, launchChromium } from '../support/browser.ts';
 import { calls, MATH, says } from '../core/agents/support.ts';
 import { GHOST_DEBOUNCE_MS } from '../../src/web/editor/ghost-text.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
@@ -25,7 +25,7 @@ import { waitFor } from '../support/wait.ts';
 import { writeExtension } from '../extensions/support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const IMAGES = process.env.LOOM_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/images') : fs.mkdtempSync(path.join(os.tmpdir(), 'loom-window-shots-'));
+const IMAGES = screenshotFolder();
 const available = chromiumAvailable('the window');
 
 const TOKEN = 'loom_window_test_token_0123456789abcdef';

@@ -3,9 +3,24 @@
 // and how a test launches it.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Where a browser test writes its screenshots: docs/images when LOOM_SCREENSHOTS=docs (the
+ * pictures of the README and docs/, taken again from the tests), else a temporary folder, so
+ * that a test run leaves the tracked images alone.
+ *
+ * @example await page.screenshot({ path: path.join(screenshotFolder(), 'composer.png') });
+ */
+export function screenshotFolder(): string {
+  if (process.env.LOOM_SCREENSHOTS === 'docs') return path.resolve(import.meta.dirname, '../../docs/images');
+  return (temporaryShots ??= fs.mkdtempSync(path.join(os.tmpdir(), 'loom-shots-')));
+}
+let temporaryShots: string | undefined;
 
 /**
  * Whether Chromium is installed; prints the notice (or throws under CI=true) when it is not.
