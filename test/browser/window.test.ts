@@ -290,7 +290,6 @@ describe('the window in a browser', { skip: !available && 'chromium is not insta
     await page.locator('#agent-state', { hasText: 'completed' }).waitFor();
     assert.match((await page.locator('.agent-work summary').textContent()) ?? '', /edit_file/);
     assert.match(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), /return b \+ a;/);
-    await page.screenshot({ path: path.join(IMAGES, 'agent-panel.png') });
     await page.locator('#agent-reject-all').click();
     await waitFor(() => fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8') === MATH, undefined, 'the change rejected');
     assert.equal(fs.readFileSync(path.join(local.workspace, 'src/math.ts'), 'utf8'), MATH);
