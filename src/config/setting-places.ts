@@ -80,13 +80,15 @@ export function settingPlaces(key: string, files: SettingFiles): string {
  */
 export function explainSettings(files: SettingFiles): (hint: string) => string {
   // Dotted keys only: a single word (`workspace`, `catalog`) is too often just a word.
+  // Each key's pattern made once (keys are Loom's own names, never input): a key counts where it stands alone.
   const keys = (SETTINGS as readonly SettingSpec[])
     .map((spec) => spec.key)
     .filter((key) => key.includes('.'))
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => b.length - a.length)
+    .map((key) => ({ key, pattern: new RegExp(`(^|[^\\w.])${key.replace(/\./g, '\\.')}(?![\\w.])`) }));
   return (hint) => {
     if (hint.includes(' Where: ')) return hint;
-    const named = keys.filter((key) => new RegExp(`(^|[^\\w.])${key.replace(/\./g, '\\.')}(?![\\w.])`).test(hint));
+    const named = keys.filter(({ pattern }) => pattern.test(hint)).map(({ key }) => key);
     if (named.length === 0) return hint;
     return `${hint.replace(/\s+$/, '')} Where: ${named.map((key) => `${key} is ${settingPlaces(key, files)}`).join('; ')}.`;
   };

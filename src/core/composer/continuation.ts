@@ -7,6 +7,7 @@
 import { ChangeLog, type ChangeEntry } from '../agents/files/change-log.ts';
 import type { FolderFiles } from '../agents/files/agent-files.ts';
 import { followUpMessage } from '../agents/loop/prompt.ts';
+import type { AgentChangeSummary } from '../agents/types.ts';
 import type { ChatMessage } from '../completion/chat.ts';
 import { LoomError } from '../errors.ts';
 import { contentHash } from './hash.ts';
@@ -18,7 +19,7 @@ import type { ComposerEdit, ComposerExchange } from './types.ts';
  * not the session's and the run fails rather than edit something else.
  *
  * @example
- * const changes = replayEdits(files, record.startEdits ?? []); // the copy now holds the earlier result
+ * const changes = await replayEdits(files, record.startEdits ?? []); // the copy now holds the earlier result
  */
 export async function replayEdits(files: FolderFiles, edits: readonly ComposerEdit[]): Promise<ChangeLog> {
   const entries: ChangeEntry[] = [];
@@ -52,7 +53,7 @@ export async function replayEdits(files: FolderFiles, edits: readonly ComposerEd
  * @example
  * messages.push(...continuedTurns(record.conversation, changes.changes()));
  */
-export function continuedTurns(conversation: readonly ComposerExchange[], changes: readonly { file: string; action: string; from?: string }[]): ChatMessage[] {
+export function continuedTurns(conversation: readonly ComposerExchange[], changes: readonly AgentChangeSummary[]): ChatMessage[] {
   return conversation.flatMap((exchange, index): ChatMessage[] => [
     { role: 'assistant', content: exchange.earlier.summary ?? '(I ended without a summary.)' },
     {
@@ -64,7 +65,7 @@ export function continuedTurns(conversation: readonly ComposerExchange[], change
               reason: exchange.earlier.status === 'completed' ? 'done' : exchange.earlier.status === 'cancelled' ? 'cancelled' : null,
               ...(exchange.earlier.status === 'failed' && exchange.earlier.error ? { failure: exchange.earlier.error } : {}),
               reverted: false,
-              changes: changes as never,
+              changes,
             }),
     },
   ]);

@@ -48,17 +48,13 @@ const ATTACHMENTS_CACHE = '(attachments)';
  * own. A follow-up's run starts from the session's edits and counters before the message.
  */
 function startedOver(record: ComposerSessionRecord): ComposerProgress {
+  return { plan: null, edits: record.startEdits ?? [], branch: null, commit: null, error: null, summary: null, ...countedBefore(record) };
+}
+
+/** The session's turns and tokens before this run: a follow-up's count on from them (none for its first run). */
+function countedBefore(record: ComposerSessionRecord): { steps: number; tokens: number } {
   const earlier = record.conversation.at(-1)?.earlier;
-  return {
-    plan: null,
-    edits: record.startEdits ?? [],
-    branch: null,
-    commit: null,
-    error: null,
-    summary: null,
-    steps: earlier?.steps ?? 0,
-    tokens: earlier?.tokens ?? 0,
-  };
+  return { steps: earlier?.steps ?? 0, tokens: earlier?.tokens ?? 0 };
 }
 
 /** A session copy's code index, open while the session runs. */
@@ -270,8 +266,8 @@ export class ComposerRunner {
       code = await this.indexCopy(record, scratch, held.controller.signal);
       const scope = new GlobSet(record.files);
       const inScope = await filesInScope(files.paths, scope);
-      const earlier = record.conversation.at(-1)?.earlier;
       if (record.mode === 'plan') {
+        const before = countedBefore(record);
         const { plan, result } = await askForPlan(
           provider,
           [...planMessages(record.prompt, record.files, inScope, (file) => safeRead(files, file)), ...continuedPlanTurns(record.conversation)],
@@ -282,8 +278,8 @@ export class ComposerRunner {
         await write(
           {
             plan,
-            steps: (earlier?.steps ?? 0) + 1,
-            tokens: (earlier?.tokens ?? 0) + result.usage.promptTokens + result.usage.completionTokens,
+            steps: before.steps + 1,
+            tokens: before.tokens + result.usage.promptTokens + result.usage.completionTokens,
             summary: trimText(plan.summary),
           },
           { type: 'plan', data: { plan } },
@@ -409,10 +405,7 @@ export class ComposerRunner {
     write: (progress: ComposerProgress) => Promise<void>,
     event: (type: string, data: Record<string, unknown>) => Promise<void>,
   ): Promise<LoopEnd> {
-    // A follow-up's turns count on from the session's before it.
-    const earlier = record.conversation.at(-1)?.earlier;
-    let steps = earlier?.steps ?? 0;
-    let tokens = earlier?.tokens ?? 0;
+    let { steps, tokens } = countedBefore(record);
     const turnsBefore = steps;
     let summary: string | null = null;
     return runLoop({

@@ -77,6 +77,14 @@ export class ComposerService {
     this.workspaces = options.defaultWorkspace ? withDefaultWorkspace(options.workspaces, options.defaultWorkspace.workspace) : options.workspaces;
   }
 
+  /** ComposerLimitError when the user has `maxQueuedPerUser` sessions waiting: a new one, or one continued, would wait too. */
+  private async checkRoomInQueue(userId: string): Promise<void> {
+    const active = await this.options.sessions.countActive(userId);
+    if (active.queued >= this.options.limits().maxQueuedPerUser) {
+      throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
+    }
+  }
+
   /** A session that cannot start is refused now, rather than accepted to fail (the server's fault: 503). */
   private checkModel(): void {
     try {
@@ -99,11 +107,7 @@ export class ComposerService {
     const attachments = checkAttachments(request.attachments ?? []);
     const workspace = await this.pickWorkspace(request.workspace, attachments.length > 0);
     this.checkModel();
-    const limits = this.options.limits();
-    const active = await this.options.sessions.countActive(userId);
-    if (active.queued >= limits.maxQueuedPerUser) {
-      throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
-    }
+    await this.checkRoomInQueue(userId);
     const now = new Date(this.clock.now()).toISOString();
     const record = queuedSession({
       id: randomUUID(),
@@ -166,10 +170,7 @@ export class ComposerService {
     const record = await this.get(userId, sessionId);
     if (!ENDED_STATUSES.includes(record.status)) throw sessionRunning(record.status);
     this.checkModel();
-    const active = await this.options.sessions.countActive(userId);
-    if (active.queued >= this.options.limits().maxQueuedPerUser) {
-      throw new ComposerLimitError(`You have ${active.queued} composer sessions waiting, the most allowed.`, 10);
-    }
+    await this.checkRoomInQueue(userId);
     const at = new Date(this.clock.now()).toISOString();
     const continued = await this.options.sessions.continueWith(sessionId, { message, at }, this.options.budgets());
     if (!continued) throw new LoomError('not_found', `There is no composer session ${JSON.stringify(sessionId)}.`);
