@@ -131,12 +131,25 @@ describe('composer on npm start (loom up)', () => {
         calls: [{ id: 'call_1', name: 'edit_file', arguments: JSON.stringify({ path: 'src/add.ts', search: '  return a - b;', replace: '  return a + b;' }) }],
       },
       { kind: 'text', text: 'Fixed the sign.' },
+      // The follow-up (loom composer say).
+      {
+        kind: 'tools',
+        calls: [
+          {
+            id: 'call_2',
+            name: 'create_file',
+            arguments: JSON.stringify({ path: 'src/sub.ts', content: 'export const sub = (a: number, b: number) => a - b;\n' }),
+          },
+        ],
+      },
+      { kind: 'text', text: 'Added sub.' },
     );
     const example = composerExample();
     const ran = await bash(example.script.replaceAll(':8080', `:${started.hosted}`).replaceAll(':27432', `:${started.local}`), workspace, env);
     assert.equal(ran.code, 0, `stdout: ${ran.stdout}\nstderr: ${ran.stderr}`);
     for (const shown of example.shows) assert.ok(ran.stdout.includes(shown), `the example shows ${JSON.stringify(shown)}:\n${ran.stdout}\n${ran.stderr}`);
     assert.equal(fs.readFileSync(path.join(workspace, 'src', 'add.ts'), 'utf8'), 'export function add(a: number, b: number) {\n  return a + b;\n}\n');
+    assert.equal(fs.readFileSync(path.join(workspace, 'src', 'sub.ts'), 'utf8'), 'export const sub = (a: number, b: number) => a - b;\n');
     // Nothing was registered: the folder is the default in memory only.
     assert.deepEqual(await store.composerWorkspaces.list(), []);
   });
