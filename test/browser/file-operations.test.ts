@@ -3,7 +3,7 @@
 // (its name typed in the tree), typed in and saved; renamed with F2 (the tab follows, and typing
 // and saving go on under the new name); deleted from the menu after the window's question (the
 // tab closes); a folder from the palette, Escape cancelling a name, a refusal in words — each
-// checked on disk.
+// checked on disk. The keyboard focus survives the redraws the disk's changes cause.
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -79,6 +79,17 @@ describe('file operations in the window', { skip: !available && 'chromium is not
     await page.keyboard.type('hello from the window');
     await page.keyboard.press('Control+s');
     await waitFor(() => fs.readFileSync(at('src/notes.txt'), 'utf8') === 'hello from the window', undefined, 'the typed text on disk');
+  });
+
+  it('keeps the keyboard on its item while the tree follows the disk: a key pressed after a redraw reaches it', async () => {
+    await item('src/notes.txt').focus();
+    // Another program writes beside it: the tree reads the folder again and draws it anew.
+    fs.writeFileSync(at('src/written-elsewhere.txt'), 'from another program\n');
+    await item('src/written-elsewhere.txt').waitFor();
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['path']), 'src/notes.txt');
+    fs.rmSync(at('src/written-elsewhere.txt'));
+    await item('src/written-elsewhere.txt').waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['path']), 'src/notes.txt');
   });
 
   it('renames with F2: the name without its extension is selected, the tab follows, typing goes on', async () => {

@@ -147,6 +147,7 @@ export class FileTree {
     this.draw();
   }
 
+  /** Draws the tree anew (the focused item keeps the focus: `fill`). */
   private draw(): HTMLInputElement | undefined {
     const field: { input?: HTMLInputElement } = {};
     fill(this.element, h('div', { class: 'panel-title' }, 'Files'), this.list('', field));
@@ -371,9 +372,12 @@ export class FileTree {
       this.redrawAfterEditing = false;
       this.draw();
     }
-    if (path === undefined) return;
-    const item = [...this.element.querySelectorAll<HTMLElement>('.tree-item')].find((candidate) => candidate.dataset['path'] === path);
-    item?.focus();
+    if (path !== undefined) this.itemOf(path)?.focus();
+  }
+
+  /** The tree's item for `path`, when it shows. */
+  private itemOf(path: string): HTMLElement | undefined {
+    return [...this.element.querySelectorAll<HTMLElement>('.tree-item')].find((candidate) => candidate.dataset['path'] === path);
   }
 
   /**
