@@ -4,7 +4,8 @@
 // database at any time. The window's view (`editor`) also sees the unsaved text of open
 // documents, parsed into an outline kept in memory while the document has unsaved edits.
 import fs from 'node:fs';
-import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../core/code/fuzzy.ts';
+import { fuzzyQuery, fuzzyScore, rankFuzzy } from '../../core/code/fuzzy.ts';
+import { PathSearch } from '../../core/code/path-search.ts';
 import { NameIndex } from '../../core/code/name-index.ts';
 import { languageOf } from '../../core/code/languages.ts';
 import {
@@ -54,6 +55,13 @@ export interface CodeIndexOptions extends Partial<IndexerOptions> {
 /** Documents whose unsaved text is kept parsed at most (the most recent). */
 const MAX_UNSAVED = 64;
 
+/** A file in quick open's list: its path, whether its symbols are indexed, its language. */
+interface IndexedPath {
+  path: string;
+  state: FileHit['state'];
+  language: IndexedLanguage;
+}
+
 interface Unsaved {
   text: string;
   outline: FileOutline;
@@ -83,16 +91,12 @@ export class CodeIndex implements CodeIntel {
   private lastBuild: BuildSummary | undefined;
   private error: string | undefined;
   private counts: FileCounts | undefined;
-  private paths: { path: string; folded: string; state: FileHit['state']; language: IndexedLanguage }[] | undefined;
+  /** The indexed files, for quick open and the import resolver; read again after files come or go. */
+  private files: PathSearch<IndexedPath> | undefined;
   private closed = false;
   private stillUnsaved: (path: string) => boolean = () => true;
-  /**
-   * The last file query and every entry of `paths` it matched (not only the best): a query that
-   * extends it (Ctrl+P, one more key) can only match among them, so only they are scored.
-   */
-  private lastFileQuery: { paths: NonNullable<CodeIndex['paths']>; query: string; matched: NonNullable<CodeIndex['paths']> } | undefined;
-  /** Resolves imports against the paths listed (kept while `paths` is the same list). */
-  private resolver: { paths: NonNullable<CodeIndex['paths']>; resolver: ImportResolver } | undefined;
+  /** Resolves imports against the paths listed (kept while `files` is the same list). */
+  private resolver: { files: PathSearch<IndexedPath>; resolver: ImportResolver } | undefined;
   /** The names defined in the workspace, for Ctrl+T; made on first use, dropped by a build. */
   private names: NameIndex | undefined;
 
@@ -176,41 +180,15 @@ export class CodeIndex implements CodeIntel {
           void this.refresh().catch(() => undefined);
         }
       } finally {
-        this.changed();
+        this.changed(paths);
       }
     });
   }
 
   async findFiles(query: string, options: { limit?: number } = {}): Promise<FileHit[]> {
-    const limit = clampLimit(options.limit, 50);
-    const paths = this.pathList();
-    if (query.trim() === '') return paths.slice(0, limit).map(({ path, state, language }) => ({ path, score: 0, positions: [], state, language }));
-    const prepared = fuzzyQuery(query);
-    const kept = new TopK<(typeof paths)[number]>(limit, (entry) => entry.path);
-    // What matches `query` matches every query it extends: its characters in order (a space
-    // adds a term, each term matched alone), and case-insensitively when it is matched with
-    // case (a capital letter makes a query case-sensitive). So the last query's matches hold all
-    // of this one's, in the same order.
-    const last = this.lastFileQuery;
-    const candidates = last && last.paths === paths && query.startsWith(last.query) ? last.matched : paths;
-    const matched: typeof paths = [];
-    // One or two letters match nearly every path, and the best ones reach the highest score
-    // there is: past that, a path that could only tie and lose (longer, or after) is not scored,
-    // only tested for a match (for the next key's candidates).
-    const bound = fuzzyPathBound(prepared);
-    for (const entry of candidates) {
-      const folded = prepared.caseSensitive ? entry.path : entry.folded;
-      if (!kept.wouldKeep(bound, entry)) {
-        if (fuzzyMayMatch(prepared, folded)) matched.push(entry);
-        continue;
-      }
-      const match = fuzzyPathScore(prepared, entry.path, folded);
-      if (!match) continue;
-      matched.push(entry);
-      kept.offer({ item: entry, ...match });
-    }
-    this.lastFileQuery = { paths, query, matched };
-    return kept.sorted().map(({ item, score, positions }) => ({ path: item.path, score, positions, state: item.state, language: item.language }));
+    return this.pathSearch()
+      .find(query, clampLimit(options.limit, 50))
+      .map(({ item, score, positions }) => ({ path: item.path, score, positions, state: item.state, language: item.language }));
   }
 
   async findSymbols(query: string, options: { limit?: number; file?: string; kinds?: readonly SymbolKind[]; view?: View } = {}): Promise<SymbolHit[]> {
@@ -298,9 +276,9 @@ export class CodeIndex implements CodeIntel {
     const imports =
       options.view === 'editor' && this.unsavedPaths().has(file) ? this.unsaved.get(file)!.outline.imports : this.db.importsOf(this.workspace, file);
     if (!imports || imports.length === 0) return [];
-    const paths = this.pathList();
-    // One resolver per list of paths: the list is read again only after the index changed.
-    if (this.resolver?.paths !== paths) this.resolver = { paths, resolver: new ImportResolver(paths.map((entry) => entry.path)) };
+    const files = this.pathSearch();
+    // One resolver per list of paths: the list is read again only after files came or went.
+    if (this.resolver?.files !== files) this.resolver = { files, resolver: new ImportResolver(files.items.map((entry) => entry.path)) };
     const resolver = this.resolver.resolver;
     return imports.map((entry) => ({ source: entry.source, names: entry.names, files: resolver.resolve(file, entry.source) }));
   }
@@ -434,10 +412,21 @@ export class CodeIndex implements CodeIntel {
     }
   }
 
-  /** The database changed: cached counts and paths are read again when next needed. */
-  private changed(): void {
+  /**
+   * The database changed: cached counts are read again when next needed, and the list of
+   * files too, unless only the contents of files it lists changed (`updated`: a save). Quick
+   * open's next key then narrows what the last one matched, not 50,000 rows read again.
+   */
+  private changed(updated?: readonly string[]): void {
     this.counts = undefined;
-    this.paths = undefined;
+    if (!updated || !this.files || !updated.every((path) => this.listedAsIndexed(path))) this.files = undefined;
+  }
+
+  /** Whether `path` is in the list of files as the index now holds it (its state and language). */
+  private listedAsIndexed(path: string): boolean {
+    const listed = this.files?.get(path);
+    const row = listed && this.db.file(this.workspace, path);
+    return row !== undefined && row.state === listed!.state && row.language === listed!.language;
   }
 
   private fileCounts(): FileCounts {
@@ -446,9 +435,9 @@ export class CodeIndex implements CodeIntel {
     return this.counts;
   }
 
-  private pathList(): NonNullable<CodeIndex['paths']> {
-    this.paths ??= this.db.files(this.workspace).map(({ path, state, language }) => ({ path, folded: path.toLowerCase(), state, language }));
-    return this.paths;
+  private pathSearch(): PathSearch<IndexedPath> {
+    this.files ??= new PathSearch(this.db.files(this.workspace).map(({ path, state, language }) => ({ path, state, language })));
+    return this.files;
   }
 
   /** The documents whose unsaved text counts now: those the editor still holds with unsaved edits. */

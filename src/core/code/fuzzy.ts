@@ -324,13 +324,18 @@ export class TopK<T> {
   wouldKeep(score: number, item: T): boolean {
     if (this.limit <= 0) return false;
     const last = this.kept[this.kept.length - 1];
-    return this.kept.length < this.limit || !last || this.compare({ item, score, positions: [] }, last) < 0;
+    return this.kept.length < this.limit || !last || this.order(score, item, last.score, last.item) < 0;
   }
 
   private compare(a: Ranked<T>, b: Ranked<T>): number {
-    if (a.score !== b.score) return b.score - a.score;
-    const textA = this.text(a.item);
-    const textB = this.text(b.item);
+    return this.order(a.score, a.item, b.score, b.item);
+  }
+
+  /** Higher scores first; ties to the shorter text, then to the text in code-point order. */
+  private order(scoreA: number, itemA: T, scoreB: number, itemB: T): number {
+    if (scoreA !== scoreB) return scoreB - scoreA;
+    const textA = this.text(itemA);
+    const textB = this.text(itemB);
     if (textA.length !== textB.length) return textA.length - textB.length;
     return textA < textB ? -1 : textA > textB ? 1 : 0;
   }

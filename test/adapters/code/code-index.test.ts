@@ -255,6 +255,17 @@ describe('code index', () => {
     writeFiles(root, { 'src/userServer.ts': 'export {};\n' });
     await index.update(['src/userServer.ts']);
     assert.ok((await index.findFiles('userserve')).some((hit) => hit.path === 'src/userServer.ts'));
+    // A save between two keys changes a content, not the list: the file is still found.
+    writeFiles(root, { 'src/userService.ts': 'export const saved = 1;\n' });
+    await index.update(['src/userService.ts']);
+    assert.deepEqual(await index.findFiles('userservi'), await fresh('userservi'));
+    assert.ok((await index.findFiles('userservi')).some((hit) => hit.path === 'src/userService.ts'));
+    // A file removed between two keys is not found by the second.
+    await index.findFiles('userse');
+    fs.rmSync(path.join(root, 'src/userServer.ts'));
+    await index.update(['src/userServer.ts']);
+    assert.ok(!(await index.findFiles('userser')).some((hit) => hit.path === 'src/userServer.ts'));
+    assert.deepEqual(await index.findFiles('userserv'), await fresh('userserv'));
   });
 
   it('updates single paths: a file changed, one removed, a folder that appeared, a .gitignore that changed', async (t) => {
