@@ -38,11 +38,18 @@ describe("the window's bundle", () => {
     fs.writeFileSync(path.join(paths.source, 'window.css'), 'body { color: red; }\n');
     fs.writeFileSync(path.join(paths.source, 'lazy.ts'), "import './lazy.css';\nexport function run(): void { console.log('lazy part 4711'); }\n");
     fs.writeFileSync(path.join(paths.source, 'lazy.css'), '.lazy-part { color: blue; }\n');
-    await buildWindowBundle(paths);
+    const written = await buildWindowBundle(paths);
     const entry = fs.readFileSync(path.join(paths.output, 'window.js'), 'utf8');
     assert.ok(!entry.includes('lazy part 4711'), 'the lazy part is not in window.js');
     const name = /import\("\.\/chunks\/([A-Za-z0-9_-]+\.js)"\)/.exec(entry)?.[1];
     assert.ok(name, entry);
+    // The build answers its chunks; an earlier build's, kept for a while for windows still open, are not among them.
+    assert.deepEqual(written, [`chunks/${name}`]);
+    fs.writeFileSync(path.join(paths.source, 'lazy.ts'), "import './lazy.css';\nexport function run(): void { console.log('lazy part 4712'); }\n");
+    const rebuilt = await buildWindowBundle(paths);
+    assert.equal(rebuilt.length, 1);
+    assert.notDeepEqual(rebuilt, written);
+    assert.ok(fs.existsSync(chunkPath(paths, name)!), 'the earlier chunk is kept');
     assert.match(fs.readFileSync(chunkPath(paths, name)!, 'utf8'), /lazy part 4711/);
     // The lazy part's CSS reaches the page with the rest; no chunk has CSS of its own.
     assert.match(fs.readFileSync(path.join(paths.output, 'window.css'), 'utf8'), /\.lazy-part/);

@@ -59,10 +59,13 @@ export function bundleIsStale(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): 
  * puts the CSS of dynamically imported modules in the entry's too, so a chunk's own CSS file
  * is not written). esbuild comes with tsx, which runs Loom.
  *
+ * Answers the chunks this build wrote, as paths under the output (`chunks/terminal-….js`):
+ * the folder also keeps an earlier build's for a while (OLD_CHUNK_MS).
+ *
  * @example
  *   await buildWindowBundle(); // dist/web/window.js, dist/web/window.css, dist/web/chunks/*.js
  */
-export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): Promise<void> {
+export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDLE_PATHS): Promise<string[]> {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: { window: path.join(paths.source, 'main.ts') },
@@ -93,6 +96,7 @@ export async function buildWindowBundle(paths: WindowBundlePaths = DEFAULT_BUNDL
     const full = path.join(chunks, name);
     if (!current.has(name) && Date.now() - fs.statSync(full).mtimeMs > OLD_CHUNK_MS) fs.rmSync(full, { force: true });
   }
+  return written.filter((file) => isChunk(file.path)).map((file) => `${CHUNK_FOLDER}/${path.basename(file.path)}`);
 }
 
 /**
