@@ -84,7 +84,7 @@ async function runTask(root: string, intel: AgentIntel | undefined, model: Count
   const events: LoomEvent[] = [];
   bus.subscribe((event) => void events.push(event));
   const agents = new AgentManager({
-    files: new EditorFiles(paths, new Documents(paths, bus)),
+    files: new EditorFiles(paths, new Documents(paths, bus), bus),
     providers: { selectChat: () => model },
     events: bus,
     repository: store.agentTasks,

@@ -62,7 +62,7 @@ async function managerFor(
   const paths = new WorkspacePaths(root);
   const bus = new EventBus();
   const agents = new AgentManager({
-    files: new EditorFiles(paths, new Documents(paths, bus)),
+    files: new EditorFiles(paths, new Documents(paths, bus), bus),
     providers: { selectChat: () => provider },
     events: bus,
     repository: store.agentTasks,

@@ -185,7 +185,7 @@ export async function startLocal(config: LoomConfig, clock: Clock = systemClock,
     // then ends failed, `interrupted`, recorded before the store closes.
     const agents = resources.push(
       new AgentManager({
-        files: new EditorFiles(paths, documents),
+        files: new EditorFiles(paths, documents, bus),
         providers: engine.providers,
         events: bus,
         repository: store.agentTasks,

@@ -48,7 +48,7 @@ export async function startTestLocalApp(options: { routes: (app: FastifyInstance
   const paths = new WorkspacePaths(workspace);
   const documents = new Documents(paths, bus);
   const agentManager = new AgentManager({
-    files: new EditorFiles(paths, documents),
+    files: new EditorFiles(paths, documents, bus),
     providers: engine.providers,
     events: bus,
     repository: store.agentTasks,

@@ -417,10 +417,10 @@ export class AgentManager {
     const saves: Promise<void>[] = [];
     const { files } = this.options;
     for (const entry of [...entries].sort((a, b) => b.id - a.id)) {
-      if (entry.origin === null) files.remove(entry.path);
+      if (entry.origin === null) saves.push(files.remove(entry.path));
       else if (entry.after === null) saves.push(files.write(entry.origin, entry.before!));
       else {
-        if (entry.origin !== entry.path) files.rename(entry.path, entry.origin);
+        if (entry.origin !== entry.path) saves.push(files.rename(entry.path, entry.origin));
         if (entry.before !== entry.after) saves.push(files.write(entry.origin, entry.before!));
       }
     }
@@ -518,12 +518,12 @@ export class AgentManager {
         if (text !== entry.after) saves.push(files.write(entry.path, text));
         records.push(repository.saveChange(taskId, { ...entry, after: text }));
       } else if (entry.origin === null) {
-        files.remove(entry.path);
+        saves.push(files.remove(entry.path));
         records.push(repository.deleteChange(taskId, entry.id));
       } else {
         if (entry.after === null) saves.push(files.write(entry.origin, entry.before!));
         else {
-          if (entry.origin !== entry.path) files.rename(entry.path, entry.origin);
+          if (entry.origin !== entry.path) saves.push(files.rename(entry.path, entry.origin));
           if (entry.before !== entry.after) saves.push(files.write(entry.origin, entry.before!));
         }
         records.push(repository.saveChange(taskId, { ...entry, path: entry.origin, after: entry.before }));

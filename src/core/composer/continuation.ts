@@ -37,7 +37,7 @@ export async function replayEdits(files: FolderFiles, edits: readonly ComposerEd
     }
     return { edit, origin, before };
   });
-  for (const { edit, origin } of found) if (origin !== null && (edit.action === 'deleted' || edit.action === 'renamed')) files.remove(files.key(origin));
+  for (const { edit, origin } of found) if (origin !== null && (edit.action === 'deleted' || edit.action === 'renamed')) await files.remove(files.key(origin));
   for (const [index, { edit, origin, before }] of found.entries()) {
     if (edit.content !== null) await files.write(files.key(edit.file), edit.content);
     entries.push({ id: index + 1, path: edit.file, origin, before, after: edit.content });

@@ -143,6 +143,30 @@ describe('agent edits and the user', () => {
     assert.ok(h.events.some((event) => event.type === 'file:save' && event.data.path === 'src/math.ts'));
   });
 
+  it('tells a deletion and a rename as the file tree tells its own, and an open document follows the rename', async (t) => {
+    const h = await agentHarness(t, { files: FILES });
+    await h.documents.openFile('src/d.ts');
+    h.fake.chat.queue(...everyKindOfChange());
+    const { taskId } = await h.agents.run({ task: 'Reshape', files: ['src/*.ts'] });
+    await h.completed(taskId);
+    const told = (type: string) => h.events.filter((event) => event.type === type).map((event) => event.data);
+    assert.deepEqual(told('file:delete'), [{ path: 'src/c.ts', kind: 'file' }]);
+    assert.deepEqual(told('file:rename'), [{ from: 'src/d.ts', to: 'src/e.ts', kind: 'file' }]);
+    assert.deepEqual(
+      h.documents.list().map((document) => document.path),
+      ['src/e.ts'],
+    );
+    assert.equal((await h.documents.text('src/e.ts')).text, FILES['src/d.ts']);
+    // A revert is told too: the rename back and the created file's deletion.
+    await h.agents.revert(taskId);
+    assert.deepEqual(told('file:rename').at(-1), { from: 'src/e.ts', to: 'src/d.ts', kind: 'file' });
+    assert.deepEqual(told('file:delete').at(-1), { path: 'src/b.ts', kind: 'file' });
+    assert.deepEqual(
+      h.documents.list().map((document) => document.path),
+      ['src/d.ts'],
+    );
+  });
+
   it('two tasks never edit the same file: the second is refused while the first runs', async (t) => {
     const h = await agentHarness(t);
     h.fake.chat.queue(calls(['edit_file', { path: 'src/math.ts', search: '  return a + b;\n', replace: '  return b + a;\n' }]), {

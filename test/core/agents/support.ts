@@ -108,7 +108,7 @@ export async function agentHarness(t: TestContext, options: HarnessOptions = {})
   const settings = { ...SETTINGS, ...options.settings };
   const make = async () => {
     const manager = new AgentManager({
-      files: new EditorFiles(paths, documents),
+      files: new EditorFiles(paths, documents, bus),
       providers,
       events: bus,
       repository: options.repository ? options.repository(store.agentTasks) : store.agentTasks,

@@ -5,6 +5,7 @@
 import { LoomError } from '../../errors.ts';
 import { readRegularFile } from '../../files/read-regular.ts';
 import { withFileSystemErrors } from '../../files/fs-errors.ts';
+import type { EventBus } from '../../events/bus.ts';
 import type { Documents } from '../../workspace/documents.ts';
 import type { WorkspacePaths } from '../../workspace/paths.ts';
 import fs from 'node:fs';
@@ -33,10 +34,14 @@ export interface AgentFiles {
   checkWritable(key: string): void;
   /** Writes the whole file; done before the promise is returned (it settles once the save is announced). */
   write(key: string, text: string): Promise<void>;
-  /** Removes the file (done before returning). */
-  remove(key: string): void;
-  /** Renames the file; never replaces an existing one (done before returning). */
-  rename(from: string, to: string): void;
+  /**
+   * Removes the file: done, or refused with a thrown LoomError, before the promise is returned
+   * (callers check and change several files in one synchronous pass); it settles once the
+   * deletion is told.
+   */
+  remove(key: string): Promise<void>;
+  /** Renames the file, never replacing an existing one: done or thrown as `remove`; the promise settles once the rename is told. */
+  rename(from: string, to: string): Promise<void>;
 }
 
 /**
@@ -81,20 +86,28 @@ export class FolderFiles implements AgentFiles {
     this.paths.writeFile(key, text);
   }
 
-  remove(key: string): void {
+  remove(key: string): Promise<void> {
     this.paths.remove(key);
+    return Promise.resolve();
   }
 
-  rename(from: string, to: string): void {
+  rename(from: string, to: string): Promise<void> {
     this.paths.rename(from, to);
+    return Promise.resolve();
   }
 }
 
-/** The desktop workspace's files, through the editor's documents: a file open in the app changes live. */
+/**
+ * The desktop workspace's files, through the editor's documents: a file open in the app changes
+ * live, and follows a rename. A deletion or a rename is told on the event stream as the file
+ * tree's own are (`file:delete`, `file:rename`): the window's tabs and tree, webhooks and
+ * extensions see what an agent did as they see what a user did.
+ */
 export class EditorFiles extends FolderFiles {
   constructor(
     paths: WorkspacePaths,
     private readonly documents: Documents,
+    private readonly events: EventBus,
   ) {
     super(paths);
   }
@@ -107,13 +120,16 @@ export class EditorFiles extends FolderFiles {
     return this.documents.writeThrough(key, text);
   }
 
-  override remove(key: string): void {
-    super.remove(key);
+  override remove(key: string): Promise<void> {
+    this.paths.remove(key);
     this.documents.closeRemoved(key);
+    return this.events.emit('file:delete', { path: key, kind: 'file' }).then(() => undefined);
   }
 
-  override rename(from: string, to: string): void {
-    super.rename(from, to);
-    this.documents.closeRemoved(from);
+  /** The open document follows (a task renames only a file with no unsaved edits). */
+  override rename(from: string, to: string): Promise<void> {
+    this.paths.rename(from, to);
+    this.documents.followRename(from, to);
+    return this.events.emit('file:rename', { from, to, kind: 'file' }).then(() => undefined);
   }
 }

@@ -103,8 +103,9 @@ export class TaskFiles {
     const key = this.claim(path);
     const before = this.unchanged(key);
     if (before === null) throw new ToolFailure(`${key} does not exist.`);
-    this.guard(() => this.options.files.remove(key));
+    const removed = this.guard(() => this.options.files.remove(key));
     this.views.set(key, null);
+    await removed;
     await this.options.onChange(this.options.changes.removed(key, before));
     return { key, before };
   }
@@ -116,9 +117,10 @@ export class TaskFiles {
     const content = this.unchanged(source);
     if (content === null) throw new ToolFailure(`${source} does not exist.`);
     if (this.guard(() => this.options.files.read(target)) !== null) throw new ToolFailure(`${target} already exists; nothing was renamed.`);
-    this.guard(() => this.options.files.rename(source, target));
+    const renamed = this.guard(() => this.options.files.rename(source, target));
     this.views.set(source, null);
     this.views.set(target, content);
+    await renamed;
     await this.options.onChange(this.options.changes.renamed(source, target, content));
     return { from: source, to: target };
   }
