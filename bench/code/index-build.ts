@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { CodeIndex } from '../../src/adapters/code/code-index.ts';
 import { LiveIndex, type ChangeSource, type LiveUpdate } from '../../src/adapters/code/live.ts';
 import { hasLongLine } from '../../src/core/code/content.ts';
-import { rankFuzzy } from '../../src/core/code/fuzzy.ts';
+import { rankFuzzy } from '../../src/matching/fuzzy.ts';
 import { percentile, readPositive } from '../support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

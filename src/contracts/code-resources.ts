@@ -135,6 +135,16 @@ export const CodeFiles = Type.Object(
   { title: 'CodeFiles' },
 );
 
+export const CodePaths = Type.Object(
+  {
+    paths: Type.Array(Type.String(), {
+      description:
+        "Every file the index lists, in path order (at most the index's file limit, `codeIndex.maxFiles`). Empty while the index is off or not built yet.",
+    }),
+  },
+  { title: 'CodePaths' },
+);
+
 export const CodeSymbolsQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 1000, description: 'Part of a name, fuzzy. Empty with `path`: every definition of the file, in order.' })),
   path: Type.Optional(Type.String({ maxLength: 4096, description: "A workspace-relative file: its definitions only (the editor's Ctrl+Shift+O)." })),

@@ -92,6 +92,7 @@ import {
   CodeFileDiagnostics,
   CodeFiles,
   CodeFilesQuery,
+  CodePaths,
   CodeHover,
   CodeIndexStatus,
   CodeIndexStatusQuery,
@@ -1076,6 +1077,19 @@ export const findCodeFiles = defineRoute({
   mcpTool: 'find_files',
 });
 
+export const listCodePaths = defineRoute({
+  id: 'listCodePaths',
+  method: 'GET',
+  path: '/api/code/paths',
+  summary: "Every indexed file's path",
+  description:
+    "The path of every file the code index lists, in path order: what the window's quick open scores in the page on each key, with no request per key (it asks again once files come or go). `GET /api/code/files` asks the server instead, one query at a time.",
+  tag: 'Code',
+  request: {},
+  success: { status: 200, description: 'The paths.', schema: CodePaths },
+  errors: [],
+});
+
 export const findCodeSymbols = defineRoute({
   id: 'findCodeSymbols',
   method: 'GET',
@@ -1430,6 +1444,7 @@ export const localRoutes = [
   openTerminal,
   getCodeIndexStatus,
   findCodeFiles,
+  listCodePaths,
   findCodeSymbols,
   searchCodeText,
   searchCodeRanked,

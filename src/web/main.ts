@@ -20,7 +20,7 @@ import { Layout } from './look/layout.ts';
 import { ThemeSwitch } from './look/theme.ts';
 import { LanguageFeatures } from './code/language-features.ts';
 import { BottomPanel } from './panels/bottom-panel.ts';
-import { QuickOpen } from './panels/quick-open.ts';
+import { QuickOpen, IndexedPaths } from './panels/quick-open.ts';
 import { SearchView } from './panels/search-view.ts';
 import type { TerminalPanel } from './terminal/index.ts';
 
@@ -207,6 +207,7 @@ async function start(): Promise<void> {
   const palette = new Palette(() => builtInCommands(), notify);
   const quickOpen = new QuickOpen(
     (path) => workbench.open(path),
+    new IndexedPaths(events),
     () => tree.knownFiles(),
     notify,
   );

@@ -47,8 +47,6 @@ describe('editing in the window', { skip: !available && 'chromium is not install
       [
         // The workspace is no git repository: the git panel's status is refused (409), as it should be.
         /status of 409 .*\/api\/git\/status$/,
-        // A server without the code index's route: quick open asks once, then matches the tree's files itself.
-        /status of 404 .*\/api\/code\/files\?/,
       ],
       problems,
     );

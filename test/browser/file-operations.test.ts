@@ -40,8 +40,6 @@ describe('file operations in the window', { skip: !available && 'chromium is not
         /status of 409 .*\/api\/git\/status$/,
         // The refusal this test provokes on purpose (a name taken).
         /status of 409 .*\/api\/files\/rename$/,
-        // A server without the code index: quick open asks once, then matches the tree's files itself.
-        /status of 404 .*\/api\/code\/files\?/,
       ],
       problems,
     );

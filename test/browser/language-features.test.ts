@@ -275,7 +275,7 @@ describe('language features with the language servers off', { skip: !available &
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.setDefaultTimeout(60_000);
-    pageProblems(page, [/status of 409 .*\/api\/git\/status$/, /status of 404 .*\/api\/code\/files\?/], problems);
+    pageProblems(page, [/status of 409 .*\/api\/git\/status$/], problems);
     await openSignedIn(page, local.signInLink());
   });
   after(async () => {

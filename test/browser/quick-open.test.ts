@@ -1,8 +1,12 @@
 // Quick open (Ctrl+P) on a server with the code index, in a real browser (Debian's chromium,
-// driven by playwright-core): each key asks the index, and drops (aborts) the question of the
-// key before it, whose answer, come late, is never drawn over the newer one.
+// driven by playwright-core). Until the page has the index's list of paths, each key asks the
+// index, and drops (aborts) the question of the key before it, whose answer, come late, is
+// never drawn over the newer one; once it has the list, keys are answered in the page, with no
+// request, as the index answers them; files that come are found after the list is asked again.
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page, Route } from 'playwright-core';
 import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
@@ -36,7 +40,17 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
     await local?.close();
   });
 
-  it('drops the question of the key before: aborted, and its late answer never drawn', async () => {
+  it('until the list of paths has come, asks the index per key and drops the question of the key before: aborted, its late answer never drawn', async () => {
+    // The list of paths is held back for this test: every key goes to the index.
+    let releaseList = () => {};
+    const listReleased = new Promise<void>((resolve) => (releaseList = resolve));
+    await page.route(
+      (url) => url.pathname === '/api/code/paths',
+      async (route) => {
+        await listReleased;
+        await route.continue().catch(() => undefined);
+      },
+    );
     // The index's answer to "w" is held back until "wi" has been answered and drawn.
     let heldRoute: Route | undefined;
     let releaseHeld = () => {};
@@ -77,6 +91,60 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
     assert.equal(await page.locator('.quick-open .palette-list').getAttribute('data-query'), 'wid');
     await page.keyboard.press('Enter');
     await page.locator('.tab.active[data-path="src/widget.ts"]').waitFor();
+    // The list comes once let through; nothing changes the workspace before the next test.
+    const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/code/paths' && response.ok());
+    releaseList();
+    await listed;
+    await page.unroute('**/api/code/paths').catch(() => undefined);
+    assert.deepEqual(problems, []);
+  });
+
+  it('once the page has the list, answers each key itself, with no request, as the index does', async () => {
+    await page.keyboard.press('Control+p');
+    await page.locator('.quick-open .palette-input:focus').waitFor();
+    await waitFor(async () => (await page.locator('.quick-open .palette-list').getAttribute('data-query')) === '', undefined, 'the empty query drawn');
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().includes('/api/code/')) asked.push(new URL(request.url()).pathname);
+    };
+    page.on('request', onRequest);
+    for (const key of 'ord') {
+      await page.keyboard.press(key);
+      await page.locator(`.quick-open .palette-list[data-query="${'ord'.slice(0, 'ord'.indexOf(key) + 1)}"]`).waitFor();
+    }
+    page.off('request', onRequest);
+    assert.deepEqual(asked, [], 'no request while typing');
+    const shown = await page.locator('.quick-open .palette-item').evaluateAll((items) => items.map((item) => item.getAttribute('data-path')));
+    const index = (await local.request('GET', '/api/code/files?query=ord')).json as { files: { path: string }[] };
+    assert.deepEqual(
+      shown,
+      index.files.map((file) => file.path),
+    );
+    assert.deepEqual(shown, ['src/order.ts']);
+    await page.keyboard.press('Escape');
+  });
+
+  it('finds a file created since: the list is asked again once files come', async () => {
+    fs.writeFileSync(path.join(local.workspace, 'src/ordinal.ts'), 'export {};\n');
+    // The index follows the disk; the page hears of the change and asks for the list again when next opened.
+    await waitFor(
+      async () => ((await local.request('GET', '/api/code/paths')).json as { paths: string[] }).paths.includes('src/ordinal.ts'),
+      undefined,
+      'the index lists it',
+    );
+    await waitFor(
+      async () => {
+        await page.keyboard.press('Control+p');
+        await page.locator('.quick-open .palette-input:focus').waitFor();
+        await page.keyboard.type('ordinal');
+        await page.locator('.quick-open .palette-list[data-query="ordinal"]').waitFor();
+        const found = (await page.locator('.quick-open .palette-item[data-path="src/ordinal.ts"]').count()) === 1;
+        await page.keyboard.press('Escape');
+        return found;
+      },
+      undefined,
+      'quick open finds the new file',
+    );
     assert.deepEqual(problems, []);
   });
 });

@@ -73,6 +73,16 @@ describe('code intelligence routes (the index, no language server)', () => {
     refused(await get('/api/code/status', { limit: -1 }), 400, 'VALIDATION_ERROR', '/api/code/status');
   });
 
+  it("lists every indexed file's path in path order, for quick open in the page; a file created since is listed", async () => {
+    const listed = await get('/api/code/paths');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.json, { paths: Object.keys(FILES).sort() });
+    fs.writeFileSync(path.join(local.workspace, 'src/added.ts'), 'export const added = 1;\n');
+    await waitFor(async () => (await get('/api/code/paths')).json.paths.includes('src/added.ts'), undefined, 'the new file listed');
+    fs.rmSync(path.join(local.workspace, 'src/added.ts'));
+    await waitFor(async () => !(await get('/api/code/paths')).json.paths.includes('src/added.ts'), undefined, 'the removed file gone');
+  });
+
   it('finds files by fuzzy path, and symbols by fuzzy name, workspace-wide and per file', async () => {
     const files = await get('/api/code/files', { query: 'smath' });
     assert.equal(files.status, 200);

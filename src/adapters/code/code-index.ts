@@ -4,8 +4,8 @@
 // database at any time. The window's view (`editor`) also sees the unsaved text of open
 // documents, parsed into an outline kept in memory while the document has unsaved edits.
 import fs from 'node:fs';
-import { fuzzyQuery, fuzzyScore, rankFuzzy } from '../../core/code/fuzzy.ts';
-import { PathSearch } from '../../core/code/path-search.ts';
+import { fuzzyQuery, fuzzyScore, rankFuzzy } from '../../matching/fuzzy.ts';
+import { PathSearch } from '../../matching/path-search.ts';
 import { NameIndex } from '../../core/code/name-index.ts';
 import { languageOf } from '../../core/code/languages.ts';
 import {
@@ -189,6 +189,10 @@ export class CodeIndex implements CodeIntel {
     return this.pathSearch()
       .find(query, clampLimit(options.limit, 50))
       .map(({ item, score, positions }) => ({ path: item.path, score, positions, state: item.state, language: item.language }));
+  }
+
+  async listPaths(): Promise<string[]> {
+    return this.pathSearch().items.map((item) => item.path);
   }
 
   async findSymbols(query: string, options: { limit?: number; file?: string; kinds?: readonly SymbolKind[]; view?: View } = {}): Promise<SymbolHit[]> {

@@ -2,7 +2,7 @@
 // (far fewer than definitions, and no database pages), and only the best names' definitions are
 // read from the index. Kept current by counts: a file's new content adds its names, its old
 // content removes them.
-import { fuzzyQuery, fuzzyScore, TopK, type Ranked } from './fuzzy.ts';
+import { fuzzyQuery, fuzzyScore, TopK, type Ranked } from '../../matching/fuzzy.ts';
 
 interface Entry {
   name: string;

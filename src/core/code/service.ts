@@ -142,6 +142,8 @@ export interface CodeIntel {
   update(paths: readonly string[]): Promise<void>;
   /** Files by fuzzy path, best first. */
   findFiles(query: string, options?: { limit?: number }): Promise<FileHit[]>;
+  /** Every file's path, in path order (quick open scores them in the window). */
+  listPaths(): Promise<string[]>;
   /** Definitions by fuzzy name, best first; within one file when `file` is given (an empty query lists them all, in order). */
   findSymbols(query: string, options?: { limit?: number; file?: string; kinds?: readonly SymbolKind[]; view?: View }): Promise<SymbolHit[]>;
   /**

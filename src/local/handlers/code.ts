@@ -32,6 +32,7 @@ export function codeHandlers(services: LocalServices): LocalHandlersOf<'Code'> {
       signal.throwIfAborted();
       return { files: await code.findFiles(query.query, { limit: query.limit ?? 50 }) };
     },
+    listCodePaths: async () => ({ paths: await code.listPaths() }),
     findCodeSymbols: async ({ query }) => {
       const text = query.query ?? '';
       if (text.trim() === '' && query.path === undefined) {

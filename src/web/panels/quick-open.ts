@@ -1,9 +1,14 @@
-// Quick open (Ctrl+P): type part of a file's path, Enter opens the best match. The files come
-// from the code index's fuzzy path search (`GET /api/code/files`, instant on large workspaces);
-// a server without that route (404) is answered from the files the tree has read, matched here
-// the same way (the characters in order, a bonus for runs and for the file's name).
-import { api, ApiError, inWords } from '../api.ts';
+// Quick open (Ctrl+P): type part of a file's path, Enter opens the best match. The page holds
+// the code index's list of paths (`GET /api/code/paths`, asked again once files come or go) and
+// scores it on each key itself, with the server's own scorer (src/matching): no request per
+// key, so the list is drawn in the frame after the key, not after a round trip the browser
+// schedules behind that frame. Until the list is there (the first keys after the window opens,
+// or after a change) each key asks the index (`GET /api/code/files`); while the index lists
+// nothing (off, or still building) the files the tree has read are scored the same way.
+import { PathSearch } from '../../matching/path-search.ts';
+import { api, inWords } from '../api.ts';
 import { fill, h } from '../dom.ts';
+import type { EventStream } from '../events.ts';
 
 export interface FileHit {
   path: string;
@@ -14,57 +19,79 @@ export interface FileHit {
 /** How many files the list shows. */
 const LIMIT = 50;
 
-/** Whether the server has the index's route (false after its first 404: not asked again). */
-let indexRoute = true;
+/** The events after which the index's list of paths may have changed. */
+const LIST_CHANGES = ['file:create', 'file:rename', 'file:delete', 'disk:change', 'index:progress'];
 
 /**
- * Files whose path matches `query` fuzzily, best first: the index's answer, or `fallback`'s
- * paths matched here when the server has no index route or its index knows no file yet.
+ * The code index's list of the workspace's paths, kept in the page and scored there.
  *
  * @example
- *   const hits = await findFiles('wbench', () => tree.knownFiles()); // → [{ path: 'src/web/editor/workbench.ts', … }]
+ *   const paths = new IndexedPaths(events);
+ *   paths.current()?.find('wbench', 50); // undefined until the list has come; it is asked for then
  */
-export async function findFiles(query: string, fallback: () => string[], signal?: AbortSignal): Promise<FileHit[]> {
-  if (!indexRoute) return matchPaths(query, fallback()).slice(0, LIMIT);
-  try {
-    const { files } = await api<{ files: FileHit[] }>('GET', `/api/code/files?query=${encodeURIComponent(query)}&limit=${LIMIT}`, undefined, signal);
-    // An index still building (or turned off) knows no files yet: the tree's are matched here meanwhile.
-    return files.length > 0 ? files : matchPaths(query, fallback()).slice(0, LIMIT);
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
-    indexRoute = false;
-    return matchPaths(query, fallback()).slice(0, LIMIT);
+export class IndexedPaths {
+  private search: PathSearch<{ path: string }> | undefined;
+  /** Counts the changes heard; the list is current when it was asked for after the last. */
+  private changes = 0;
+  private listedAfter = -1;
+  private loading = false;
+
+  constructor(events: EventStream) {
+    const changed = () => void this.changes++;
+    for (const type of LIST_CHANGES) events.on(type, changed);
+    // A save may be a new file (an agent's create_file is told as a save).
+    events.on('file:save', (event) => {
+      if (!this.search?.get(String(event.data['path']))) changed();
+    });
+    events.onResync(changed);
+  }
+
+  /** The list's search when it is current and not empty; otherwise undefined, and it is asked for. */
+  current(): PathSearch<{ path: string }> | undefined {
+    if (this.listedAfter === this.changes) return this.search;
+    this.load();
+    return undefined;
+  }
+
+  private load(): void {
+    if (this.loading) return;
+    this.loading = true;
+    const asked = this.changes;
+    api<{ paths: string[] }>('GET', '/api/code/paths')
+      .then(({ paths }) => {
+        this.search = paths.length > 0 ? new PathSearch(paths.map((path) => ({ path }))) : undefined;
+        this.listedAfter = asked;
+      })
+      // Not listed (rate limited, the server restarting): keys ask the index until a later try lists them.
+      .catch(() => undefined)
+      .finally(() => (this.loading = false));
   }
 }
 
-/** The paths matching `query` (its characters in order, case-insensitive), best first. */
-export function matchPaths(query: string, paths: string[]): FileHit[] {
-  const wanted = query.replace(/\s+/g, '').toLowerCase();
-  if (!wanted) return [...paths].sort().map((path) => ({ path, positions: [] }));
-  const scored: { hit: FileHit; score: number }[] = [];
-  for (const path of paths) {
-    const lower = path.toLowerCase();
-    const nameStart = lower.lastIndexOf('/') + 1;
-    const positions: number[] = [];
-    let score = 0;
-    let from = 0;
-    for (const char of wanted) {
-      const at = lower.indexOf(char, from);
-      if (at < 0) break;
-      score += (positions.at(-1) === at - 1 ? 3 : 1) + (at >= nameStart ? 2 : 0) + (at === nameStart || lower[at - 1] === '/' ? 2 : 0);
-      positions.push(at);
-      from = at + 1;
-    }
-    if (positions.length === wanted.length) scored.push({ hit: { path, positions }, score: score - path.length / 100 });
-  }
-  return scored.sort((a, b) => b.score - a.score).map(({ hit }) => hit);
+/**
+ * Files whose path matches `query` fuzzily, best first: from the page's list of the index's
+ * paths when it has it, else the index's answer, else `fallback`'s paths (the tree's).
+ *
+ * @example
+ *   const hits = await findFiles('wbench', paths, () => tree.knownFiles()); // → [{ path: 'src/web/editor/workbench.ts', … }]
+ */
+export async function findFiles(query: string, paths: IndexedPaths, fallback: () => string[], signal?: AbortSignal): Promise<FileHit[]> {
+  const listed = paths.current();
+  if (listed) return hitsOf(listed, query);
+  const { files } = await api<{ files: FileHit[] }>('GET', `/api/code/files?query=${encodeURIComponent(query)}&limit=${LIMIT}`, undefined, signal);
+  // An index still building (or turned off) knows no files yet: the tree's are matched here meanwhile.
+  return files.length > 0 ? files : hitsOf(new PathSearch(fallback().map((path) => ({ path }))), query);
+}
+
+function hitsOf(search: PathSearch<{ path: string }>, query: string): FileHit[] {
+  return search.find(query, LIMIT).map(({ item, positions }) => ({ path: item.path, positions }));
 }
 
 /**
  * The quick-open box (the palette's look).
  *
  * @example
- *   const quickOpen = new QuickOpen((path) => workbench.open(path), () => tree.knownFiles(), notify);
+ *   const quickOpen = new QuickOpen((path) => workbench.open(path), new IndexedPaths(events), () => tree.knownFiles(), notify);
  *   document.body.append(quickOpen.element);
  *   quickOpen.open();
  */
@@ -84,6 +111,7 @@ export class QuickOpen {
 
   constructor(
     private readonly openFile: (path: string) => unknown,
+    private readonly paths: IndexedPaths,
     private readonly knownFiles: () => string[],
     private readonly notify: (text: string, level?: 'info' | 'warning' | 'error') => void,
   ) {
@@ -119,7 +147,7 @@ export class QuickOpen {
     const asking = (this.asking = new AbortController());
     const query = this.input.value;
     try {
-      const hits = await findFiles(query, this.knownFiles, asking.signal);
+      const hits = await findFiles(query, this.paths, this.knownFiles, asking.signal);
       if (asking.signal.aborted) return;
       this.hits = hits;
       this.chosen = 0;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rankFuzzy } from '../../../src/core/code/fuzzy.ts';
-import { PathSearch } from '../../../src/core/code/path-search.ts';
+import { rankFuzzy } from '../../src/matching/fuzzy.ts';
+import { PathSearch } from '../../src/matching/path-search.ts';
 
 /** Paths of every shape quick open meets: deep and shallow, cases, separators, digits, non-ASCII. */
 function somePaths(): { path: string }[] {

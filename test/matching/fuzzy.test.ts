@@ -1,7 +1,7 @@
 // Fuzzy ranking sanity: what a Ctrl+P or Ctrl+T user expects comes first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../../src/core/code/fuzzy.ts';
+import { fuzzyMayMatch, fuzzyPathBound, fuzzyPathScore, fuzzyQuery, fuzzyScore, rankFuzzy, TopK } from '../../src/matching/fuzzy.ts';
 
 const PATHS = [
   'src/core/workspace/documents.ts',
