@@ -127,6 +127,15 @@ describe('git through the local API', () => {
     assert.equal(outside.json.error.code, 'FORBIDDEN_PATH');
     const noMessage = await local.request('POST', '/api/git/commit', { message: '' });
     assert.equal(noMessage.status, 400);
+    // A name git cannot write as a file (`<name>.lock` past 255 bytes) is the input's fault, not git's.
+    const branches = async () => (await local.request('GET', '/api/git/branches')).json;
+    const before = await branches();
+    const tooLong = await local.request('POST', '/api/git/branch', { name: 'x'.repeat(251) });
+    assert.equal(tooLong.status, 400, tooLong.text);
+    assert.equal(tooLong.json.error.code, 'INVALID_REF');
+    assert.deepEqual(await branches(), before);
+    const longest = await local.request('POST', '/api/git/branch', { name: 'x'.repeat(250) });
+    assert.equal(longest.status, 200, longest.text);
   });
 
   it('refuses git in a workspace that is not a repository with 409 NOT_A_REPOSITORY', async (t) => {

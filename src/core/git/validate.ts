@@ -10,13 +10,20 @@ import { protectedName } from '../workspace/protected.ts';
 export const MAX_MESSAGE_LENGTH = MAX_COMMIT_MESSAGE_LENGTH;
 export const MAX_FILES = MAX_COMMIT_FILES;
 const MAX_NAME_LENGTH = 255;
+/**
+ * Longest component of a branch name, in UTF-8 bytes: git writes each ref as a file, and
+ * `<name>.lock` first, and a file's name stops at 255 bytes (a longer one fails inside git).
+ */
+const MAX_COMPONENT_BYTES = 255 - '.lock'.length;
+const utf8 = new TextEncoder();
 const MAX_PATH_LENGTH = 4096;
 
 /**
  * A branch name by the rules of `git check-ref-format --branch`, stricter where they are
  * loose: no leading `-` (it would read as an option), no `HEAD`, nothing git would take as a
  * revision expression (`@{`, `..`, `~`, `^`, `:`), no glob characters, no control characters
- * or spaces, no component starting with `.` or ending with `.lock`.
+ * or spaces, no component starting with `.` or ending with `.lock`, none longer than a file's
+ * name may be.
  */
 export function checkBranchName(name: unknown, field = 'branch'): string {
   const bad = (why: string) =>
@@ -37,6 +44,7 @@ export function checkBranchName(name: unknown, field = 'branch'): string {
   for (const component of name.split('/')) {
     if (component.startsWith('.')) throw bad('a component starts with "."');
     if (component.endsWith('.lock')) throw bad('a component ends with ".lock"');
+    if (utf8.encode(component).length > MAX_COMPONENT_BYTES) throw bad(`a component is longer than ${MAX_COMPONENT_BYTES} bytes`);
   }
   return name;
 }

@@ -107,7 +107,8 @@ describe('input checks', () => {
   const refused = (fn: () => unknown, code: string) => assert.throws(fn, (error: unknown) => error instanceof LoomError && error.code === code);
 
   it('accepts ordinary branch names', () => {
-    for (const name of ['main', 'feature/login', 'release-1.2', 'fix_äöü', 'a.b/c-d']) assert.equal(checkBranchName(name), name);
+    for (const name of ['main', 'feature/login', 'release-1.2', 'fix_äöü', 'a.b/c-d', 'x'.repeat(250), `a/${'b'.repeat(250)}`])
+      assert.equal(checkBranchName(name), name);
   });
 
   it('refuses branch names that are options, revision expressions or invalid refs', () => {
@@ -138,6 +139,9 @@ describe('input checks', () => {
       'a\nb',
       'a\0b',
       'x'.repeat(256),
+      // git writes `<component>.lock`: a file name of at most 255 bytes.
+      'x'.repeat(251),
+      `feature/${'é'.repeat(126)}`,
     ]) {
       refused(() => checkBranchName(name), 'invalid_ref');
     }
