@@ -175,4 +175,41 @@ describe('file operations in the window', { skip: !available && 'chromium is not
     assert.ok(!fs.existsSync(at('src/pkg')));
     assert.deepEqual(problems, []);
   });
+
+  it('deletes an open folder while the tree is being read: the read does not ask for the folder gone', async () => {
+    fs.mkdirSync(at('src/held'));
+    fs.writeFileSync(at('src/held/x.txt'), 'x\n');
+    await item('src/held').click();
+    await item('src/held/x.txt').waitFor();
+    // A read of the tree (the window getting the focus back) held at its first folder.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reading = false;
+    await page.route(
+      (url) => url.pathname === '/api/files' && url.searchParams.get('path') === '',
+      async (route) => {
+        reading = true;
+        await released;
+        await route.continue().catch(() => undefined);
+      },
+    );
+    const statuses: string[] = [];
+    const onResponse = (response: { url(): string; status(): number }) => {
+      const url = new URL(response.url());
+      if (url.pathname === '/api/files') statuses.push(`${url.searchParams.get('path')} ${response.status()}`);
+    };
+    page.on('response', onResponse);
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await waitFor(async () => reading, undefined, 'the read under way');
+    await item('src/held').click({ button: 'right' });
+    await page.locator('.context-menu-item[data-action="delete"]').click();
+    await page.locator('[role="alertdialog"] .confirm-accept').click();
+    await waitFor(async () => !fs.existsSync(at('src/held')), undefined, 'the folder deleted');
+    release();
+    await page.unroute('**/api/files**').catch(() => undefined);
+    await item('src/held').waitFor({ state: 'detached' });
+    page.off('response', onResponse);
+    assert.ok(!statuses.some((status) => status.startsWith('src/held ')), statuses.join(', '));
+    assert.deepEqual(problems, []);
+  });
 });

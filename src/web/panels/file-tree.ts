@@ -116,6 +116,8 @@ export class FileTree {
 
   private async readAll(): Promise<void> {
     for (const folder of [...this.expanded]) {
+      // Closed or deleted while the folders before it were read: not asked for.
+      if (!this.expanded.has(folder)) continue;
       try {
         const listing = await api<FolderListing>('GET', `/api/files?path=${encodeURIComponent(folder)}`);
         this.listings.set(folder, listing.entries);
@@ -267,17 +269,31 @@ export class FileTree {
 
   /** Renames `from` to `to`: what was typed in its tabs is sent first, then they follow. */
   private async rename(from: string, to: string): Promise<void> {
+    const open = this.letGo(from);
     try {
       await this.tabs?.flushUnder(from);
       const renamed = await renameEntry(from, to);
       this.tabs?.followRename(renamed.from, renamed.to);
       this.followRename(renamed.from, renamed.to);
+      for (const folder of open) this.expanded.add(renamed.to + folder.slice(renamed.from.length));
       await this.refresh();
       this.focusItem(renamed.to);
     } catch (error) {
+      for (const folder of open) this.expanded.add(folder);
+      void this.refresh();
       this.onProblem(`Could not rename ${from}: ${inWords(error)}`);
       this.focusItem(from);
     }
+  }
+
+  /**
+   * Closes the open folders at or under `path` before an operation moves or deletes it, so that
+   * a read of the tree meanwhile does not ask for them; answers them, to open again after.
+   */
+  private letGo(path: string): string[] {
+    const open = [...this.expanded].filter((folder) => folder !== '' && isAtOrUnder(folder, path));
+    for (const folder of open) this.expanded.delete(folder);
+    return open;
   }
 
   /** Deletes `entry` once the user says so; unsaved edits in its tabs are named in the question. */
@@ -287,12 +303,15 @@ export class FileTree {
     const question = entry.kind === 'folder' ? `Delete the folder ${entry.path} and everything in it?` : `Delete ${entry.path}?`;
     const detail = `It is deleted for good, not moved to a trash.${unsaved.length ? ` Unsaved changes in ${unsaved.join(', ')} are lost.` : ''}`;
     if (!(await confirmDialog(question, detail, 'Delete'))) return;
+    const open = this.letGo(entry.path);
     try {
       const deleted = await deleteEntry(entry.path, unsaved.length > 0);
       this.tabs?.closeDeleted(deleted.path);
       this.forget(deleted.path);
       await this.refresh();
     } catch (error) {
+      for (const folder of open) this.expanded.add(folder);
+      void this.refresh();
       // Edits typed since the question was asked: say so rather than lose them.
       const words = error instanceof ApiError && error.code === 'UNSAVED_CHANGES' ? `${error.message} Save or close them, then delete again.` : inWords(error);
       this.onProblem(`Could not delete ${entry.path}: ${words}`);
