@@ -111,7 +111,14 @@ describe('hosted API fuzz', () => {
           client_id: fc.constantFrom('loom-cli', 'nobody'),
         },
       },
-      checker: new ResponseChecker({ api: 'hosted', errorSchema: document.components.schemas.Error }),
+      checker: new ResponseChecker({
+        api: 'hosted',
+        errorSchema: document.components.schemas.Error,
+        // No model that can chat is set up here: a valid composer request (attachments, so no
+        // workspace is needed) is refused with that, documented, as it should be.
+        // test/hosted/composer.test.ts runs sessions with a scripted model.
+        unavailable: new Set(['model_unavailable']),
+      }),
       snapshot,
       runs: options.runs,
       malformed: options.malformed,
