@@ -27,7 +27,7 @@ describe('the layer rule', () => {
       'core importing hosted',
       'src/core/probe.ts',
       "import { buildHostedApp } from '../hosted/app.ts';",
-      /src\/core may import src\/contracts, not src\/hosted \(lint\/layers\.json, "layers" → "core" → "imports"\)/,
+      /src\/core may import src\/contracts, src\/matching, not src\/hosted \(lint\/layers\.json, "layers" → "core" → "imports"\)/,
     ],
     ['core importing a config type', 'src/core/identity/probe.ts', "import type { LoomConfig } from '../../config/load.ts';", /not src\/config/],
     ['contracts importing core', 'src/contracts/probe.ts', "export { LoomError } from '../core/errors.ts';", /src\/contracts may import nothing of ours/],
@@ -47,7 +47,7 @@ describe('the layer rule', () => {
       'core importing a model provider',
       'src/core/completion/probe.ts',
       "import { OpenAiProvider } from '../../adapters/models/openai.ts';",
-      /src\/core may import src\/contracts, not src\/adapters/,
+      /src\/core may import src\/contracts, src\/matching, not src\/adapters/,
     ],
     ['src importing a test helper', 'src/core/probe.ts', "import { waitFor } from '../../test/support/wait.ts';", /never imports from outside src/],
     ['a folder the layers do not list', 'src/widgets/probe.ts', "import { LoomError } from '../core/errors.ts';", /src\/widgets is not in lint\/layers.json/],
@@ -75,6 +75,18 @@ describe('the layer rule', () => {
       /src\/contracts may not import yaml: its packages are typebox/,
     ],
     ['the window importing Node', 'src/web/editor/probe.ts', "import path from 'node:path';", /src\/web may not import node:path/],
+    [
+      'the window importing core',
+      'src/web/panels/probe.ts',
+      "import { LoomError } from '../../core/errors.ts';",
+      /src\/web may import src\/matching; types only from src\/contracts, not src\/core/,
+    ],
+    [
+      'the shared matching importing core',
+      'src/matching/probe.ts',
+      "import { LoomError } from '../core/errors.ts';",
+      /src\/matching may import nothing of ours/,
+    ],
     ['the store importing the framework', 'src/store/probe.ts', "export type { FastifyInstance } from 'fastify';", /src\/store may not import fastify/],
     [
       'a folder using the exception of its neighbour',
@@ -93,6 +105,7 @@ describe('the layer rule', () => {
 
   const allowed: [string, string, string][] = [
     ['core importing contracts', 'src/core/probe.ts', "import type { ErrorCode } from '../contracts/errors.ts';"],
+    ['the window importing the matching it shares with the server', 'src/web/panels/probe.ts', "import { PathSearch } from '../../matching/path-search.ts';"],
     ['config importing a core type', 'src/config/probe.ts', "import type { CompletionConfig } from '../core/completion/config.ts';"],
     ['http importing a config type', 'src/http/probe.ts', "import type { ConnectionLimits } from '../config/load.ts';"],
     [
@@ -138,7 +151,10 @@ describe('the layer rule', () => {
       encoding: 'utf8',
     });
     assert.equal(run.status, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /src\/core may import src\/contracts, not src\/hosted \(lint\/layers\.json, "layers" → "core" → "imports"\)\s+layers\/imports/);
+    assert.match(
+      run.stdout,
+      /src\/core may import src\/contracts, src\/matching, not src\/hosted \(lint\/layers\.json, "layers" → "core" → "imports"\)\s+layers\/imports/,
+    );
   });
 
   it('fails `eslint` on a file in src/core that spawns a process, naming the layer, the import and where the rule is', async (t) => {
