@@ -165,7 +165,8 @@ describe('local API fuzz', () => {
             .update(fs.readFileSync(path.join(git, file)))
             .digest('hex')
         : 'none';
-    const head = fs.readFileSync(path.join(git, 'HEAD'), 'utf8').trim();
+    // Only the line's end: trim() would also take a name's own invisible characters (a byte-order mark).
+    const head = fs.readFileSync(path.join(git, 'HEAD'), 'utf8').replace(/\n$/, '');
     const ref = /^ref: (.+)$/.exec(head)?.[1];
     parts['git HEAD'] =
       `${head} ${ref && fs.existsSync(path.join(git, ref)) ? fs.readFileSync(path.join(git, ref), 'utf8').trim() : ''} ${read('packed-refs')}`;

@@ -22,8 +22,9 @@ const MAX_PATH_LENGTH = 4096;
  * A branch name by the rules of `git check-ref-format --branch`, stricter where they are
  * loose: no leading `-` (it would read as an option), no `HEAD`, nothing git would take as a
  * revision expression (`@{`, `..`, `~`, `^`, `:`), no glob characters, no control characters
- * or spaces, no component starting with `.` or ending with `.lock`, none longer than a file's
- * name may be.
+ * or spaces of any script, no invisible format characters (a byte-order mark, zero-width or
+ * bidirectional marks: a name that shows as another, or as nothing), no component starting
+ * with `.` or ending with `.lock`, none longer than a file's name may be.
  */
 export function checkBranchName(name: unknown, field = 'branch'): string {
   const bad = (why: string) =>
@@ -37,6 +38,8 @@ export function checkBranchName(name: unknown, field = 'branch'): string {
   if (name.startsWith('-')) throw bad('it starts with "-"');
   if (name === 'HEAD' || name === '@') throw bad('it is reserved');
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) throw bad('it contains a space, a control character or one of ~ ^ : ? * [ \\');
+  if (/[\p{White_Space}\p{Cc}\p{Cf}]/u.test(name))
+    throw bad('it contains a space or an invisible character (a byte-order mark, a zero-width or direction mark)');
   if (name.includes('..')) throw bad('it contains ".."');
   if (name.includes('@{')) throw bad('it contains "@{"');
   if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) throw bad('it has an empty component');

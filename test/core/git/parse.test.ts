@@ -141,6 +141,11 @@ describe('input checks', () => {
       'x'.repeat(256),
       // git writes `<component>.lock`: a file name of at most 255 bytes.
       'x'.repeat(251),
+      // Invisible, or shown as something else: a byte-order mark, a no-break space, bidirectional overrides.
+      '\ufeff',
+      'main\u00a0',
+      'feature/\u202eexe.txt',
+      'a\u200bb',
       `feature/${'é'.repeat(126)}`,
     ]) {
       refused(() => checkBranchName(name), 'invalid_ref');
