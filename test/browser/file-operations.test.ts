@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import { chromiumAvailable, holdRequests, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -182,17 +182,7 @@ describe('file operations in the window', { skip: !available && 'chromium is not
     await item('src/held').click();
     await item('src/held/x.txt').waitFor();
     // A read of the tree (the window getting the focus back) held at its first folder.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let reading = false;
-    await page.route(
-      (url) => url.pathname === '/api/files' && url.searchParams.get('path') === '',
-      async (route) => {
-        reading = true;
-        await released;
-        await route.continue().catch(() => undefined);
-      },
-    );
+    const read = await holdRequests(page, (url) => url.pathname === '/api/files' && url.searchParams.get('path') === '');
     const statuses: string[] = [];
     const onResponse = (response: { url(): string; status(): number }) => {
       const url = new URL(response.url());
@@ -200,13 +190,12 @@ describe('file operations in the window', { skip: !available && 'chromium is not
     };
     page.on('response', onResponse);
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
-    await waitFor(async () => reading, undefined, 'the read under way');
+    await waitFor(async () => read.held(), undefined, 'the read under way');
     await item('src/held').click({ button: 'right' });
     await page.locator('.context-menu-item[data-action="delete"]').click();
     await page.locator('[role="alertdialog"] .confirm-accept').click();
     await waitFor(async () => !fs.existsSync(at('src/held')), undefined, 'the folder deleted');
-    release();
-    await page.unroute('**/api/files**').catch(() => undefined);
+    await read.release();
     await item('src/held').waitFor({ state: 'detached' });
     page.off('response', onResponse);
     assert.ok(!statuses.some((status) => status.startsWith('src/held ')), statuses.join(', '));

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page, Route } from 'playwright-core';
-import { chromiumAvailable, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumAvailable, holdRequests, launchChromium, openSignedIn, pageProblems } from '../support/browser.ts';
 import { startTestLocal, type TestLocal } from '../support/local.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -42,28 +42,9 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
 
   it('until the list of paths has come, asks the index per key and drops the question of the key before: aborted, its late answer never drawn', async () => {
     // The list of paths is held back for this test: every key goes to the index.
-    let releaseList = () => {};
-    const listReleased = new Promise<void>((resolve) => (releaseList = resolve));
-    await page.route(
-      (url) => url.pathname === '/api/code/paths',
-      async (route) => {
-        await listReleased;
-        await route.continue().catch(() => undefined);
-      },
-    );
+    const list = await holdRequests(page, (url) => url.pathname === '/api/code/paths');
     // The index's answer to "w" is held back until "wi" has been answered and drawn.
-    let heldRoute: Route | undefined;
-    let releaseHeld = () => {};
-    const released = new Promise<void>((resolve) => (releaseHeld = resolve));
-    await page.route(
-      (url) => url.pathname === '/api/code/files' && url.searchParams.get('query') === 'w',
-      async (route) => {
-        heldRoute = route;
-        await released;
-        // Aborted by the page meanwhile: there is no one left to answer.
-        await route.continue().catch(() => undefined);
-      },
-    );
+    const answerToW = await holdRequests(page, (url) => url.pathname === '/api/code/files' && url.searchParams.get('query') === 'w');
     const aborted: string[] = [];
     page.on('requestfailed', (request) => {
       if (request.url().includes('/api/code/files')) aborted.push(`${new URL(request.url()).searchParams.get('query')} ${request.failure()?.errorText}`);
@@ -72,7 +53,7 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
     await page.locator('.quick-open .palette-input:focus').waitFor();
     await page.locator('.quick-open .palette-list[data-query=""]').waitFor();
     await page.keyboard.press('w');
-    await waitFor(async () => heldRoute !== undefined, undefined, 'the question for "w" asked');
+    await waitFor(async () => answerToW.held(), undefined, 'the question for "w" asked');
     await page.keyboard.press('i');
     await page.locator('.quick-open .palette-list[data-query="wi"]').waitFor();
     assert.deepEqual(await page.locator('.quick-open .palette-item').evaluateAll((items) => items.map((item) => item.getAttribute('data-path'))), [
@@ -84,8 +65,7 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
     await waitFor(async () => aborted.length > 0, undefined, 'the question for "w" aborted');
     assert.deepEqual(aborted, ['w net::ERR_ABORTED']);
     // The late answer changes nothing on screen.
-    releaseHeld();
-    await page.unroute('**/api/code/files**').catch(() => undefined);
+    await answerToW.release();
     await page.keyboard.press('d');
     await page.locator('.quick-open .palette-list[data-query="wid"]').waitFor();
     assert.equal(await page.locator('.quick-open .palette-list').getAttribute('data-query'), 'wid');
@@ -93,9 +73,8 @@ describe('quick open in the window', { skip: !available && 'chromium is not inst
     await page.locator('.tab.active[data-path="src/widget.ts"]').waitFor();
     // The list comes once let through; nothing changes the workspace before the next test.
     const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/code/paths' && response.ok());
-    releaseList();
+    await list.release();
     await listed;
-    await page.unroute('**/api/code/paths').catch(() => undefined);
     assert.deepEqual(problems, []);
   });
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -73,6 +73,42 @@ export function pageProblems(page: Page, expected: readonly RegExp[] = [], probl
     problems.push(`console: ${message.text()} (${message.location().url})`);
   });
   return problems;
+}
+
+/** Requests held back by holdRequests. */
+export interface HeldRequests {
+  /** Whether one has come (and is being held). */
+  held(): boolean;
+  /** Lets the held ones go on (one the page aborted meanwhile fails quietly) and stops holding. */
+  release(): Promise<void>;
+}
+
+/**
+ * Holds back the page's requests whose URL `matches` until `release()`: a test makes an answer
+ * come late, or a read stay under way, exactly when it needs.
+ *
+ * @example
+ *   const list = await holdRequests(page, (url) => url.pathname === '/api/code/paths');
+ *   // … the window works without the list …
+ *   await list.release();
+ */
+export async function holdRequests(page: Page, matches: (url: URL) => boolean): Promise<HeldRequests> {
+  let held = false;
+  let letGo = () => {};
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  const handler = async (route: Route) => {
+    held = true;
+    await released;
+    await route.continue().catch(() => undefined);
+  };
+  await page.route(matches, handler);
+  return {
+    held: () => held,
+    release: async () => {
+      letGo();
+      await page.unroute(matches, handler).catch(() => undefined);
+    },
+  };
 }
 
 /** Signs `page` in by the server's one-time link and waits until the window is ready. */
